@@ -1,0 +1,12 @@
+"""tabular_trees — the library behind the course *Tree ensembles for tabular learning*.
+
+Submodules (import the one you need; importing the package itself stays light and
+never imports plotting or data-frame libraries):
+
+- :mod:`tabular_trees.datasets` — offline data sets used by the chapters.
+- :mod:`tabular_trees.tree` — CART split search (numba) and teaching trees equal to scikit-learn's.
+"""
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]

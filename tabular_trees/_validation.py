@@ -1,0 +1,129 @@
+"""Input validation shared by every public function.
+
+Everything here runs *before* compiled code, so numba kernels only ever see
+finite, C-contiguous arrays of the expected shape and dtype. Errors name the
+argument and say how to fix it.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_array, check_random_state, check_scalar
+
+__all__ = [
+    "as_float_matrix",
+    "as_regression_target",
+    "as_class_target",
+    "check_scalar",
+    "check_random_state",
+    "check_int",
+    "check_real",
+    "check_option",
+]
+
+
+def as_float_matrix(X, name="X", *, dtype=np.float64, min_samples=1, min_features=1):
+    """Return ``X`` as a finite, C-contiguous 2-D float array or raise a clear error."""
+    if X is None:
+        raise TypeError(f"{name} must be an array-like of shape (n_samples, n_features), got None.")
+    arr = np.asarray(X) if not hasattr(X, "dtype") or X.dtype == object else X
+    if getattr(arr, "ndim", 2) == 1:
+        raise ValueError(
+            f"{name} must be 2-D of shape (n_samples, n_features), got a 1-D array of shape "
+            f"{np.shape(arr)}. Reshape it with {name}.reshape(-1, 1) for a single feature "
+            f"or {name}.reshape(1, -1) for a single sample."
+        )
+    try:
+        out = check_array(
+            X,
+            dtype=dtype,
+            order="C",
+            ensure_2d=True,
+            ensure_min_samples=min_samples,
+            ensure_min_features=min_features,
+            input_name=name,
+        )
+    except ValueError as exc:
+        raise ValueError(f"Invalid {name}: {exc}") from None
+    return out
+
+
+def as_regression_target(y, n_samples, name="y"):
+    """Return ``y`` as a finite 1-D float64 array of length ``n_samples``."""
+    if y is None:
+        raise TypeError(f"{name} must be an array-like of shape (n_samples,), got None.")
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D of shape (n_samples,), got shape {arr.shape}.")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric for regression, got dtype {arr.dtype}.")
+    if arr.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} has {arr.shape[0]} samples but X has {n_samples}; they must have the same length."
+        )
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinity; drop or impute those samples first.")
+    return arr
+
+
+def as_class_target(y, n_samples, name="y", *, min_classes=2):
+    """Encode class labels of any type; return ``(classes, codes)`` with codes in 0..K-1."""
+    if y is None:
+        raise TypeError(f"{name} must be an array-like of shape (n_samples,), got None.")
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D of shape (n_samples,), got shape {arr.shape}.")
+    if arr.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} has {arr.shape[0]} samples but X has {n_samples}; they must have the same length."
+        )
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinity; drop those samples first.")
+    if arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
+        raise ValueError(
+            f"{name} has continuous float values; a classifier needs class labels. "
+            "Use a regressor for a continuous target."
+        )
+    classes, codes = np.unique(arr, return_inverse=True)
+    if classes.shape[0] < min_classes:
+        raise ValueError(
+            f"{name} has {classes.shape[0]} class(es) but at least {min_classes} are needed; "
+            "check that the training set contains every class."
+        )
+    return classes, np.ascontiguousarray(codes, dtype=np.int64)
+
+
+def check_int(value, name, *, min_val=None, max_val=None, allow_none=False):
+    """Validate an integer hyperparameter (bools are rejected)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}.")
+    return int(check_scalar(int(value), name, numbers.Integral, min_val=min_val, max_val=max_val))
+
+
+def check_real(value, name, *, min_val=None, max_val=None, include_boundaries="both"):
+    """Validate a finite real hyperparameter."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}.")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}.")
+    return float(
+        check_scalar(
+            value, name, numbers.Real, min_val=min_val, max_val=max_val, include_boundaries=include_boundaries
+        )
+    )
+
+
+def check_option(value, name, options):
+    """Validate a string option against the allowed set."""
+    if value not in options:
+        raise ValueError(f"{name} must be one of {sorted(options)!r}, got {value!r}.")
+    return value

@@ -1,0 +1,124 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tabular_trees import datasets
+
+
+class TestMakeSine:
+    def test_shapes_and_determinism(self):
+        X1, y1 = datasets.make_sine(50, random_state=3)
+        X2, y2 = datasets.make_sine(50, random_state=3)
+        assert X1.shape == (50, 1) and y1.shape == (50,)
+        np.testing.assert_array_equal(X1, X2)
+        np.testing.assert_array_equal(y1, y2)
+
+    def test_grid_design_is_equally_spaced_on_range(self):
+        X, _ = datasets.make_sine(7, design="grid", x_range=(0, 6), random_state=0)
+        np.testing.assert_allclose(X.ravel(), np.linspace(0, 6, 7))
+
+    def test_noise_free_equals_function(self):
+        X, y = datasets.make_sine(20, noise=0.0, random_state=1)
+        np.testing.assert_allclose(y, np.sin(2 * X.ravel()) + 0.3 * X.ravel())
+
+    def test_noise_level_monte_carlo(self):
+        X, y = datasets.make_sine(20000, noise=0.5, random_state=2)
+        resid = y - datasets.sine_function(X.ravel())
+        # sd of the sample sd of 20000 normals is 0.5/sqrt(2*20000) = 0.0025
+        assert abs(resid.std(ddof=1) - 0.5) < 5 * 0.0025
+        assert abs(resid.mean()) < 5 * 0.5 / np.sqrt(20000)
+
+    @pytest.mark.parametrize(
+        "kwargs, exc",
+        [
+            ({"n_samples": 0}, ValueError),
+            ({"n_samples": 2.5}, TypeError),
+            ({"noise": -1.0}, ValueError),
+            ({"noise": float("nan")}, ValueError),
+            ({"design": "random"}, ValueError),
+            ({"x_range": (1, 1)}, ValueError),
+            ({"x_range": "ab"}, TypeError),
+        ],
+    )
+    def test_bad_input(self, kwargs, exc):
+        with pytest.raises(exc):
+            datasets.make_sine(**kwargs)
+
+    @settings(max_examples=25, deadline=None)
+    @given(n=st.integers(1, 200), seed=st.integers(0, 2**31 - 1))
+    def test_x_inside_range(self, n, seed):
+        X, y = datasets.make_sine(n, x_range=(-1.0, 2.0), random_state=seed)
+        assert np.all((X >= -1.0) & (X <= 2.0)) and np.all(np.isfinite(y))
+
+
+class TestTicTacToe:
+    def test_counts_match_uci(self):
+        X, y = datasets.make_tic_tac_toe()
+        assert X.shape == (958, 9)
+        assert int(y.sum()) == 626 and int((y == 0).sum()) == 332
+        o_wins = [datasets._has_line(tuple(row), 1) for row in X]
+        assert sum(o_wins) == 316  # the other 16 negatives are draws
+        draws = (y == 0) & ~np.array(o_wins)
+        assert int(draws.sum()) == 16 and np.all(X[draws] != 0)
+
+    def test_boards_are_distinct_legal_and_coded(self):
+        X, y = datasets.make_tic_tac_toe()
+        assert len({tuple(r) for r in X}) == 958
+        assert set(np.unique(X)) <= {-1.0, 0.0, 1.0}
+        n_x, n_o = (X == -1).sum(1), (X == 1).sum(1)
+        assert np.all((n_x == n_o) | (n_x == n_o + 1))  # x moves first
+        # x wins on its own move (x has one more mark); o wins leave equal counts
+        assert np.all(n_x[y == 1] == n_o[y == 1] + 1)
+
+    def test_standardize_uses_n_minus_1(self):
+        X, _ = datasets.make_tic_tac_toe()
+        Z, _ = datasets.make_tic_tac_toe(standardize=True)
+        np.testing.assert_allclose(Z.mean(0), 0.0, atol=1e-12)
+        np.testing.assert_allclose(Z.std(0, ddof=1), 1.0)
+        np.testing.assert_allclose(Z, (X - X.mean(0)) / X.std(0, ddof=1))
+
+    def test_bad_input(self):
+        with pytest.raises(TypeError):
+            datasets.make_tic_tac_toe(standardize="yes")
+
+
+class TestCGM:
+    def test_shapes_and_support(self):
+        Xtr, ytr, Xte, yte = datasets.make_cgm(random_state=0)
+        assert Xtr.shape == (800, 2) and Xte.shape == (800, 2) and ytr.shape == (800,) and yte.shape == (800,)
+        assert set(np.unique(Xtr)) == set(range(1, 11))
+
+    def test_true_tree_has_five_leaves_and_noise_mse(self):
+        Xtr, ytr, Xte, yte = datasets.make_cgm(n_train=20000, n_test=10, random_state=1)
+        f = datasets.cgm_tree_function(Xtr)
+        assert set(np.unique(f)) == {1.0, 2.0, 5.0, 8.0}
+        mse = np.mean((ytr - f) ** 2)
+        # E = 0.04, sd of the mean of squared N(0, .04) over 20000 draws ~ 0.04*sqrt(2/20000) = 4e-4
+        assert abs(mse - 0.04) < 5 * 4e-4
+
+    def test_tree_function_hand_cases(self):
+        pts = np.array([[3, 4], [4, 4], [8, 4], [5, 5], [6, 5]])
+        np.testing.assert_array_equal(datasets.cgm_tree_function(pts), [1, 5, 8, 8, 2])
+
+    def test_bad_input(self):
+        with pytest.raises(ValueError):
+            datasets.make_cgm(n_train=0)
+        with pytest.raises(ValueError):
+            datasets.cgm_tree_function(np.ones((3, 3)))
+        with pytest.raises(ValueError):
+            datasets.cgm_tree_function(np.array([[np.nan, 1.0]]))
+
+
+class TestDTEMixture:
+    def test_priors_and_cluster_means(self):
+        X, y, comp = datasets.make_dte_mixture(30000, return_components=True, random_state=0)
+        assert abs(y.mean() - 1 / 3) < 5 * np.sqrt(2 / 9 / 30000)
+        for k in range(3):
+            np.testing.assert_allclose(X[comp == k].mean(0), datasets.DTE_MIXTURE_MEANS[k], atol=0.02)
+            np.testing.assert_allclose(X[comp == k].std(0), 0.3, atol=0.02)
+        np.testing.assert_array_equal(y, (comp == 2).astype(int))
+
+    def test_bad_input(self):
+        with pytest.raises(ValueError):
+            datasets.make_dte_mixture(0)

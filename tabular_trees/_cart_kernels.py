@@ -1,0 +1,671 @@
+"""Compiled kernels behind :mod:`tabular_trees.tree` (CART, best-split search).
+
+Everything here is ``@numba.njit(cache=True)`` and takes only arrays and scalars
+that :mod:`tabular_trees.tree` has already validated. The tree builder follows
+the *behaviour* of scikit-learn's dense best splitter and depth-first builder
+(version 1.9) closely enough that the fitted trees are bit-for-bit the same:
+
+* features are visited in the random order scikit-learn's splitter draws with its
+  own xorshift generator (``_rand_int``), including its bookkeeping of features
+  already known to be constant, so exact ties between features break the same way;
+* samples of a node are sorted per feature with an introsort using a median-of-3
+  pivot and a three-way partition (the sort scikit-learn uses), and the samples of a
+  split node are partitioned with a two-pointer sweep, so floating-point sums are
+  accumulated in the same order;
+* candidate thresholds skip values closer than ``FEATURE_THRESHOLD = 1e-7``
+  (compared in float32) and are the float64 midpoint ``a/2 + b/2`` of two float32
+  values; the best split maximises the "proxy improvement" with a strict ``>``.
+
+The code is our own; only these observable rules were taken from scikit-learn.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+#: Values of one feature closer than this (compared in float32) count as equal.
+FEATURE_THRESHOLD = np.float32(1e-7)
+#: Machine epsilon used by the stopping rules (impurity <= EPSILON means a pure node).
+EPSILON = np.finfo(np.float64).eps
+#: Largest value of scikit-learn's random generator (2**31 - 1).
+RAND_R_MAX = 2147483647
+
+MSE, GINI, ENTROPY = 0, 1, 2
+
+_LN2 = math.log(2.0)
+
+
+# --------------------------------------------------------------------------- random numbers
+@numba.njit(cache=True)
+def _rand_int(low, high, state):
+    """Integer in ``[low, high)`` from a 32-bit xorshift generator kept in ``state[0]``."""
+    s = state[0]
+    if s == 0:
+        s = 1
+    s ^= (s << 13) & 0xFFFFFFFF
+    s ^= s >> 17
+    s ^= (s << 5) & 0xFFFFFFFF
+    state[0] = s
+    return low + (s % (RAND_R_MAX + 1)) % (high - low)
+
+
+# --------------------------------------------------------------------------- sorting
+@numba.njit(cache=True, inline="always")
+def _swap(v, idx, i, j):
+    tv = v[i]
+    v[i] = v[j]
+    v[j] = tv
+    ti = idx[i]
+    idx[i] = idx[j]
+    idx[j] = ti
+
+
+@numba.njit(cache=True)
+def _insertion_sort(v, idx, lo, n):
+    for i in range(lo + 1, lo + n):
+        tv = v[i]
+        ti = idx[i]
+        j = i
+        while j > lo and v[j - 1] > tv:
+            v[j] = v[j - 1]
+            idx[j] = idx[j - 1]
+            j -= 1
+        v[j] = tv
+        idx[j] = ti
+
+
+@numba.njit(cache=True)
+def _sift_down(v, idx, lo, start, end):
+    root = start
+    while True:
+        child = 2 * root + 1
+        big = root
+        if child < end and v[lo + big] < v[lo + child]:
+            big = child
+        if child + 1 < end and v[lo + big] < v[lo + child + 1]:
+            big = child + 1
+        if big == root:
+            return
+        _swap(v, idx, lo + root, lo + big)
+        root = big
+
+
+@numba.njit(cache=True)
+def _heapsort(v, idx, lo, n):
+    start = (n - 2) // 2
+    while True:
+        _sift_down(v, idx, lo, start, n)
+        if start == 0:
+            break
+        start -= 1
+    end = n - 1
+    while end > 0:
+        _swap(v, idx, lo, lo + end)
+        _sift_down(v, idx, lo, 0, end)
+        end -= 1
+
+
+@numba.njit(cache=True, inline="always")
+def _median3(v, lo, n):
+    a = v[lo]
+    b = v[lo + n // 2]
+    c = v[lo + n - 1]
+    if a < b:
+        if b < c:
+            return b
+        elif a < c:
+            return c
+        return a
+    elif b < c:
+        if a < c:
+            return a
+        return c
+    return b
+
+
+@numba.njit(cache=True)
+def _sort_3way(v, idx, lo, n, stack):
+    """Sort ``v[lo:lo+n]`` in place, permuting ``idx`` alongside.
+
+    Introsort: quicksort with a median-of-3 pivot and a three-way partition
+    (``< pivot | == pivot | > pivot``), heapsort once the depth budget
+    ``2*floor(log2 n)`` is spent, insertion sort below 16 elements. The left part
+    is handled before the right part with the depth budget of its parent, exactly as
+    in a recursive implementation; ``stack`` is scratch space of shape ``(m, 3)``.
+    """
+    if n <= 1:
+        return
+    top = 0
+    stack[0, 0] = lo
+    stack[0, 1] = n
+    stack[0, 2] = 2 * int(math.log2(n))
+    top = 1
+    while top > 0:
+        top -= 1
+        lo = stack[top, 0]
+        n = stack[top, 1]
+        maxd = stack[top, 2]
+        done = False
+        while n > 15:
+            if maxd <= 0:
+                _heapsort(v, idx, lo, n)
+                done = True
+                break
+            maxd -= 1
+            pivot = _median3(v, lo, n)
+            i = 0
+            left = 0
+            right = n
+            while i < right:
+                x = v[lo + i]
+                if x < pivot:
+                    _swap(v, idx, lo + i, lo + left)
+                    i += 1
+                    left += 1
+                elif x > pivot:
+                    right -= 1
+                    _swap(v, idx, lo + i, lo + right)
+                else:
+                    i += 1
+            # the left part [lo, lo+left) is sorted next (as a recursive call would)
+            # and the right part [lo+right, lo+n) after it with the same budget
+            stack[top, 0] = lo + right
+            stack[top, 1] = n - right
+            stack[top, 2] = maxd
+            top += 1
+            n = left
+        if not done:
+            _insertion_sort(v, idx, lo, n)
+
+
+# --------------------------------------------------------------------------- impurities
+@numba.njit(cache=True)
+def _class_impurity(counts, total, criterion):
+    """Gini or entropy (bits) of a node with class ``counts`` summing to ``total``."""
+    if criterion == GINI:
+        sq = 0.0
+        for c in range(counts.shape[0]):
+            sq += counts[c] * counts[c]
+        return 1.0 - sq / (total * total)
+    ent = 0.0
+    for c in range(counts.shape[0]):
+        p = counts[c]
+        if p > 0.0:
+            p /= total
+            ent -= p * (math.log(p) / _LN2)
+    return ent
+
+
+@numba.njit(cache=True)
+def _class_counts(codes, n_classes):
+    counts = np.zeros(n_classes)
+    for i in range(codes.shape[0]):
+        counts[codes[i]] += 1.0
+    return counts
+
+
+@numba.njit(cache=True)
+def _variance(y):
+    """Mean squared deviation from the mean, two-pass (numerically stable)."""
+    n = y.shape[0]
+    s = 0.0
+    for i in range(n):
+        s += y[i]
+    m = s / n
+    ss = 0.0
+    for i in range(n):
+        d = y[i] - m
+        ss += d * d
+    return ss / n
+
+
+# --------------------------------------------------------------------------- one-feature scan
+@numba.njit(cache=True)
+def _scan_sorted(fv, yv, codes, n_classes, criterion, min_samples_leaf):
+    """Impurity decrease at every admissible threshold of one sorted feature.
+
+    ``fv`` (float32) is sorted increasingly; ``yv`` (regression) or ``codes``
+    (classification) are aligned with it. Returns ``(thresholds, decrease, n_left)``
+    for the candidate positions that leave at least ``min_samples_leaf`` samples on
+    each side. ``decrease`` is ``I(P) - N_L/N I(L) - N_R/N I(R)``.
+    """
+    n = fv.shape[0]
+    thr = np.empty(max(n - 1, 0))
+    dec = np.empty(max(n - 1, 0))
+    nl_out = np.empty(max(n - 1, 0), dtype=np.int64)
+    m = 0
+    if n < 2:
+        return thr[:0], dec[:0], nl_out[:0]
+    nf = float(n)
+    if criterion == MSE:
+        mean = 0.0
+        for i in range(n):
+            mean += yv[i]
+        mean /= nf
+        s_tot = 0.0
+        for i in range(n):
+            s_tot += yv[i] - mean
+        s_left = 0.0
+        for p in range(1, n):
+            s_left += yv[p - 1] - mean
+            if fv[p] <= fv[p - 1] + FEATURE_THRESHOLD:
+                continue
+            if p < min_samples_leaf or n - p < min_samples_leaf:
+                continue
+            s_right = s_tot - s_left
+            nl = float(p)
+            nr = nf - nl
+            # N * decrease = S_L^2/N_L + S_R^2/N_R - S^2/N  (y centred at the node mean)
+            dec[m] = (s_left * s_left / nl + s_right * s_right / nr - s_tot * s_tot / nf) / nf
+            thr[m] = fv[p - 1] / 2.0 + fv[p] / 2.0
+            nl_out[m] = p
+            m += 1
+    else:
+        total = _class_counts(codes, n_classes)
+        parent = _class_impurity(total, nf, criterion)
+        left = np.zeros(n_classes)
+        right = np.empty(n_classes)
+        for p in range(1, n):
+            left[codes[p - 1]] += 1.0
+            if fv[p] <= fv[p - 1] + FEATURE_THRESHOLD:
+                continue
+            if p < min_samples_leaf or n - p < min_samples_leaf:
+                continue
+            for c in range(n_classes):
+                right[c] = total[c] - left[c]
+            nl = float(p)
+            nr = nf - nl
+            dec[m] = parent - nl / nf * _class_impurity(left, nl, criterion) - nr / nf * _class_impurity(
+                right, nr, criterion
+            )
+            thr[m] = fv[p - 1] / 2.0 + fv[p] / 2.0
+            nl_out[m] = p
+            m += 1
+    return thr[:m], dec[:m], nl_out[:m]
+
+
+@numba.njit(cache=True)
+def _best_split(X, y, codes, n_classes, criterion, min_samples_leaf):
+    """Best (feature, threshold, decrease, n_left) over all columns of float32 ``X``.
+
+    Features are visited in index order and a candidate replaces the incumbent only
+    if its decrease is strictly larger, so ties go to the lowest feature index and,
+    within a feature, to the smallest threshold. ``feature = -1`` if no split exists.
+    """
+    n, d = X.shape
+    best_f = -1
+    best_t = np.nan
+    best_d = -np.inf
+    best_nl = 0
+    for f in range(d):
+        order = np.argsort(X[:, f], kind="mergesort")
+        fv = X[:, f][order]
+        yv = y[order]
+        cv = codes[order]
+        thr, dec, nl = _scan_sorted(fv, yv, cv, n_classes, criterion, min_samples_leaf)
+        for k in range(thr.shape[0]):
+            if dec[k] > best_d:
+                best_d = dec[k]
+                best_f = f
+                best_t = thr[k]
+                best_nl = nl[k]
+    if best_f == -1:
+        best_d = 0.0
+    return best_f, best_t, best_d, best_nl
+
+
+# --------------------------------------------------------------------------- tree builder
+@numba.njit(cache=True)
+def _node_split(
+    X, y, codes, n_classes, criterion, samples, fv, features, const_features, state, sort_stack,
+    start, end, n_known_constants, min_samples_leaf, impurity, sum_total, sq_sum_total, counts_total,
+    n_total_samples, cl, cr,
+):
+    """Best split of ``samples[start:end]``; partitions the samples if one is found.
+
+    Returns ``(pos, feature, threshold, impurity_left, impurity_right, improvement,
+    n_constant_features)``; ``pos == end`` means no admissible split.
+    """
+    n_features = X.shape[1]
+    max_features = n_features
+    wn = float(end - start)
+    f_i = n_features
+    n_visited = 0
+    n_found_constants = 0
+    n_drawn_constants = 0
+    n_total_constants = n_known_constants
+
+    best_pos = end
+    best_feature = 0
+    best_threshold = 0.0
+    best_proxy = -np.inf
+
+    while f_i > n_total_constants and (
+        n_visited < max_features or n_visited <= n_found_constants + n_drawn_constants
+    ):
+        n_visited += 1
+        f_j = _rand_int(n_drawn_constants, f_i - n_found_constants, state)
+        if f_j < n_known_constants:
+            tmp = features[n_drawn_constants]
+            features[n_drawn_constants] = features[f_j]
+            features[f_j] = tmp
+            n_drawn_constants += 1
+            continue
+        f_j += n_found_constants
+        feat = features[f_j]
+        for p in range(start, end):
+            fv[p] = X[samples[p], feat]
+        _sort_3way(fv, samples, start, end - start, sort_stack)
+
+        if fv[end - 1] <= fv[start] + FEATURE_THRESHOLD:
+            tmp = features[f_j]
+            features[f_j] = features[n_total_constants]
+            features[n_total_constants] = tmp
+            n_found_constants += 1
+            n_total_constants += 1
+            continue
+
+        f_i -= 1
+        tmp = features[f_i]
+        features[f_i] = features[f_j]
+        features[f_j] = tmp
+
+        # sweep the sorted feature; the running sums follow the update rule of the
+        # criterion (add the new samples to the left, or rebuild from the right end
+        # when that is shorter) so that rounding matches scikit-learn's
+        pos = start
+        wl = 0.0
+        s_left = 0.0
+        if criterion != MSE:
+            for c in range(n_classes):
+                cl[c] = 0.0
+        p = start
+        while p < end:
+            p += 1
+            while p < end and fv[p] <= fv[p - 1] + FEATURE_THRESHOLD:
+                p += 1
+            if p >= end:
+                break
+            if p - start < min_samples_leaf or end - p < min_samples_leaf:
+                continue
+            if criterion == MSE:
+                if p - pos <= end - p:
+                    for q in range(pos, p):
+                        s_left += y[samples[q]]
+                        wl += 1.0
+                else:
+                    s_left = sum_total
+                    wl = wn
+                    for q in range(end - 1, p - 1, -1):
+                        s_left -= y[samples[q]]
+                        wl -= 1.0
+                pos = p
+                wr = wn - wl
+                s_right = sum_total - s_left
+                proxy = s_left * s_left / wl + s_right * s_right / wr
+            else:
+                for q in range(pos, p):
+                    cl[codes[samples[q]]] += 1.0
+                    wl += 1.0
+                pos = p
+                wr = wn - wl
+                for c in range(n_classes):
+                    cr[c] = counts_total[c] - cl[c]
+                proxy = -wr * _class_impurity(cr, wr, criterion) - wl * _class_impurity(cl, wl, criterion)
+            if proxy > best_proxy:
+                best_proxy = proxy
+                best_pos = p
+                best_feature = feat
+                best_threshold = fv[p - 1] / 2.0 + fv[p] / 2.0
+
+    imp_left = np.inf
+    imp_right = np.inf
+    improvement = -np.inf
+    if best_pos < end:
+        # two-pointer partition of the samples on the chosen split
+        a = start
+        b = end
+        while a < b:
+            if X[samples[a], best_feature] <= best_threshold:
+                a += 1
+            else:
+                b -= 1
+                tmp = samples[a]
+                samples[a] = samples[b]
+                samples[b] = tmp
+        wl = float(best_pos - start)
+        wr = wn - wl
+        if criterion == MSE:
+            if best_pos - start <= end - best_pos:
+                s_left = 0.0
+                for q in range(start, best_pos):
+                    s_left += y[samples[q]]
+            else:
+                s_left = sum_total
+                for q in range(end - 1, best_pos - 1, -1):
+                    s_left -= y[samples[q]]
+            s_right = sum_total - s_left
+            sq_left = 0.0
+            for q in range(start, best_pos):
+                yq = y[samples[q]]
+                sq_left += yq * yq
+            sq_right = sq_sum_total - sq_left
+            imp_left = sq_left / wl - (s_left / wl) ** 2
+            imp_right = sq_right / wr - (s_right / wr) ** 2
+        else:
+            for c in range(n_classes):
+                cl[c] = 0.0
+            for q in range(start, best_pos):
+                cl[codes[samples[q]]] += 1.0
+            for c in range(n_classes):
+                cr[c] = counts_total[c] - cl[c]
+            imp_left = _class_impurity(cl, wl, criterion)
+            imp_right = _class_impurity(cr, wr, criterion)
+        improvement = (wn / n_total_samples) * (impurity - wr / wn * imp_right - wl / wn * imp_left)
+
+    # keep the known constant features in their original order for the descendants,
+    # and remember the newly found ones
+    for k in range(n_known_constants):
+        features[k] = const_features[k]
+    for k in range(n_known_constants, n_known_constants + n_found_constants):
+        const_features[k] = features[k]
+    return best_pos, best_feature, best_threshold, imp_left, imp_right, improvement, n_total_constants
+
+
+@numba.njit(cache=True)
+def _build_tree(
+    X, y, codes, n_classes, criterion, max_depth, min_samples_split, min_samples_leaf,
+    min_impurity_decrease, seed,
+):
+    """Grow a CART tree depth first with an explicit stack.
+
+    ``X`` is float32 (n, d); ``y`` float64 targets (regression) and ``codes`` int64
+    class codes (classification; the other one is ignored). Nodes are numbered in
+    depth-first preorder, left child first. Returns the node arrays trimmed to the
+    node count.
+    """
+    n, d = X.shape
+    K = n_classes if criterion != MSE else 1
+    cap = 2 * n - 1
+    children_left = np.full(cap, -1, dtype=np.int64)
+    children_right = np.full(cap, -1, dtype=np.int64)
+    feature = np.full(cap, -2, dtype=np.int64)
+    threshold = np.full(cap, -2.0)
+    value = np.zeros((cap, K))
+    impurity = np.zeros(cap)
+    n_node_samples = np.zeros(cap, dtype=np.int64)
+
+    samples = np.arange(n)
+    fv = np.empty(n, dtype=np.float32)
+    features = np.arange(d)
+    const_features = np.zeros(d, dtype=np.int64)
+    state = np.array([seed], dtype=np.int64)
+    m = 2 * int(math.log2(max(n, 2))) + 2
+    sort_stack = np.empty((m * m + 16, 3), dtype=np.int64)
+    counts_total = np.zeros(max(K, 1))
+    cl = np.zeros(max(K, 1))
+    cr = np.zeros(max(K, 1))
+
+    # explicit stack of nodes still to process
+    st_start = np.empty(n + 1, dtype=np.int64)
+    st_end = np.empty(n + 1, dtype=np.int64)
+    st_depth = np.empty(n + 1, dtype=np.int64)
+    st_parent = np.empty(n + 1, dtype=np.int64)
+    st_is_left = np.empty(n + 1, dtype=np.bool_)
+    st_impurity = np.empty(n + 1)
+    st_nconst = np.empty(n + 1, dtype=np.int64)
+    top = 0
+    st_start[0] = 0
+    st_end[0] = n
+    st_depth[0] = 0
+    st_parent[0] = -1
+    st_is_left[0] = False
+    st_impurity[0] = np.inf
+    st_nconst[0] = 0
+    top = 1
+
+    node_count = 0
+    max_depth_seen = 0
+    first = True
+    n_total = float(n)
+    while top > 0:
+        top -= 1
+        start = st_start[top]
+        end = st_end[top]
+        depth = st_depth[top]
+        parent = st_parent[top]
+        is_left = st_is_left[top]
+        imp = st_impurity[top]
+        nconst = st_nconst[top]
+        nn = end - start
+        wn = float(nn)
+
+        # node statistics, accumulated in the current sample order
+        sum_total = 0.0
+        sq_sum_total = 0.0
+        if criterion == MSE:
+            for p in range(start, end):
+                yi = y[samples[p]]
+                sum_total += yi
+                sq_sum_total += yi * yi
+        else:
+            for c in range(K):
+                counts_total[c] = 0.0
+            for p in range(start, end):
+                counts_total[codes[samples[p]]] += 1.0
+
+        is_leaf = depth >= max_depth or nn < min_samples_split or nn < 2 * min_samples_leaf
+        if first:
+            if criterion == MSE:
+                imp = sq_sum_total / wn - (sum_total / wn) ** 2
+            else:
+                imp = _class_impurity(counts_total, wn, criterion)
+            first = False
+        is_leaf = is_leaf or imp <= EPSILON
+
+        pos = end
+        feat = 0
+        thr = 0.0
+        imp_l = np.inf
+        imp_r = np.inf
+        new_nconst = nconst
+        improvement = -np.inf
+        if not is_leaf:
+            pos, feat, thr, imp_l, imp_r, improvement, new_nconst = _node_split(
+                X, y, codes, K, criterion, samples, fv, features, const_features, state, sort_stack,
+                start, end, nconst, min_samples_leaf, imp, sum_total, sq_sum_total, counts_total,
+                n_total, cl, cr,
+            )
+            is_leaf = pos >= end or improvement + EPSILON < min_impurity_decrease
+
+        node = node_count
+        node_count += 1
+        if parent >= 0:
+            if is_left:
+                children_left[parent] = node
+            else:
+                children_right[parent] = node
+        if not is_leaf:
+            feature[node] = feat
+            threshold[node] = thr
+        impurity[node] = imp
+        n_node_samples[node] = nn
+        if criterion == MSE:
+            value[node, 0] = sum_total / wn
+        else:
+            for c in range(K):
+                value[node, c] = counts_total[c] / wn
+        if depth > max_depth_seen:
+            max_depth_seen = depth
+
+        if not is_leaf:
+            # right child first so that the left child is popped (numbered) first
+            st_start[top] = pos
+            st_end[top] = end
+            st_depth[top] = depth + 1
+            st_parent[top] = node
+            st_is_left[top] = False
+            st_impurity[top] = imp_r
+            st_nconst[top] = new_nconst
+            top += 1
+            st_start[top] = start
+            st_end[top] = pos
+            st_depth[top] = depth + 1
+            st_parent[top] = node
+            st_is_left[top] = True
+            st_impurity[top] = imp_l
+            st_nconst[top] = new_nconst
+            top += 1
+
+    return (
+        children_left[:node_count].copy(),
+        children_right[:node_count].copy(),
+        feature[:node_count].copy(),
+        threshold[:node_count].copy(),
+        value[:node_count].copy(),
+        impurity[:node_count].copy(),
+        n_node_samples[:node_count].copy(),
+        max_depth_seen,
+    )
+
+
+# --------------------------------------------------------------------------- prediction
+@numba.njit(cache=True)
+def _apply(X, children_left, children_right, feature, threshold):
+    """Leaf index of every row of float32 ``X`` (go left iff ``x[feature] <= threshold``)."""
+    n = X.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        node = 0
+        while children_left[node] != -1:
+            if X[i, feature[node]] <= threshold[node]:
+                node = children_left[node]
+            else:
+                node = children_right[node]
+        out[i] = node
+    return out
+
+
+@numba.njit(cache=True)
+def _decision_path(X, children_left, children_right, feature, threshold, max_depth):
+    """CSR pieces (indptr, indices) of the root-to-leaf node path of every row."""
+    n = X.shape[0]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    indices = np.empty(n * (max_depth + 1), dtype=np.int64)
+    k = 0
+    for i in range(n):
+        node = 0
+        indices[k] = 0
+        k += 1
+        while children_left[node] != -1:
+            if X[i, feature[node]] <= threshold[node]:
+                node = children_left[node]
+            else:
+                node = children_right[node]
+            indices[k] = node
+            k += 1
+        indptr[i + 1] = k
+    return indptr, indices[:k].copy()

@@ -1,0 +1,737 @@
+"""CART: how a decision tree chooses its splits, and small trees equal to scikit-learn's.
+
+A CART node holding samples :math:`P` with impurity :math:`I(P)` is split on the
+feature and threshold that maximise the impurity decrease
+
+.. math::
+
+    \\Delta = I(P) - \\frac{N_L}{N} I(L) - \\frac{N_R}{N} I(R),
+
+where :math:`L` and :math:`R` are the samples with ``x <= threshold`` and
+``x > threshold``. The impurities are
+
+* ``"squared_error"`` (regression): :math:`I = \\frac1N\\sum_i (y_i - \\bar y)^2`;
+* ``"gini"``: :math:`I = 1 - \\sum_k p_k^2`;
+* ``"entropy"``: :math:`I = -\\sum_k p_k \\log_2 p_k` (bits, as in scikit-learn),
+
+with :math:`p_k` the class fractions in the node.
+
+Public functions
+----------------
+:func:`node_impurity`, :func:`split_scan` (the decrease at every candidate threshold
+of one feature), :func:`best_split` (the best split over all features), and the
+estimators :class:`CARTRegressor` and :class:`CARTClassifier`.
+
+Identity with scikit-learn
+--------------------------
+The estimators grow, in compiled code (``tabular_trees._cart_kernels``), the same
+tree as ``sklearn.tree.DecisionTreeRegressor`` / ``DecisionTreeClassifier`` (version
+1.9, ``splitter="best"``, no sample weights, no missing values) with the same
+``max_depth``, ``min_samples_split``, ``min_samples_leaf``, ``min_impurity_decrease``
+and ``random_state``: same node order, features, thresholds, impurities, sample
+counts, values and predictions. The rules that make this possible:
+
+* ``X`` is cast to float32; a candidate threshold lies between consecutive sorted
+  distinct values (values closer than ``1e-7`` count as equal) and is the float64
+  midpoint ``a/2 + b/2``; prediction goes left iff ``float32(x) <= threshold``;
+* the best split maximises a "proxy" of the decrease (for squared error
+  :math:`S_L^2/N_L + S_R^2/N_R`, for Gini/entropy :math:`-N_L I(L) - N_R I(R)`),
+  replacing the incumbent only when strictly larger;
+* a node becomes a leaf if ``depth >= max_depth``, if it has fewer than
+  ``max(min_samples_split, 2*min_samples_leaf)`` samples, if its impurity is at most
+  machine epsilon, if no split leaves ``min_samples_leaf`` samples on both sides, or
+  if the *weighted* decrease ``N_t/N * Δ`` plus machine epsilon is below
+  ``min_impurity_decrease``;
+* leaf values are node means (regression) or class *fractions* (classification,
+  ``tree_.value`` as scikit-learn ≥ 1.4 stores it);
+* nodes are numbered depth first, left child first; leaves have children ``-1`` and
+  feature/threshold ``-2``.
+
+**Ties.** Several features can give exactly the same best decrease: duplicated or
+discrete columns, and — even for continuous data — the small nodes deep in a fully
+grown tree, where several features separate the same few samples. scikit-learn
+visits the features in a random order drawn from ``random_state`` and keeps the first
+best one, so its tree depends on ``random_state`` when such ties occur. The
+estimators here replicate that random order (and the order of floating-point sums),
+so with the same integer ``random_state`` the trees are identical even then; with
+``random_state=None`` both libraries draw from NumPy's global generator and the trees
+agree only when there are no ties. :func:`best_split`, a teaching function, breaks
+ties deterministically instead (lowest feature index, then smallest threshold).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections import namedtuple
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _cart_kernels as _k
+from ._validation import (
+    as_class_target,
+    as_float_matrix,
+    as_regression_target,
+    check_int,
+    check_option,
+    check_random_state,
+    check_real,
+)
+
+__all__ = [
+    "Split",
+    "node_impurity",
+    "split_scan",
+    "best_split",
+    "CARTTree",
+    "CARTRegressor",
+    "CARTClassifier",
+]
+
+_CRITERIA = {"squared_error": _k.MSE, "gini": _k.GINI, "entropy": _k.ENTROPY}
+
+Split = namedtuple("Split", ["feature", "threshold", "decrease", "n_left", "n_right"])
+Split.__doc__ = """Best split of a node, returned by :func:`best_split`.
+
+Attributes
+----------
+feature : int
+    Column index of the split feature, or ``-1`` if no admissible split exists.
+threshold : float
+    Samples with ``float32(x[feature]) <= threshold`` go left (``nan`` if no split).
+decrease : float
+    Impurity decrease ``I(P) - N_L/N I(L) - N_R/N I(R)`` (``0.0`` if no split).
+n_left, n_right : int
+    Samples going left and right (``0`` and ``n`` if no split).
+"""
+
+
+# --------------------------------------------------------------------------- validation helpers
+def _check_criterion(criterion, allowed=tuple(_CRITERIA)):
+    if not isinstance(criterion, str):
+        raise TypeError(f"criterion must be a string, one of {sorted(allowed)!r}; got {criterion!r}.")
+    return check_option(criterion, "criterion", set(allowed))
+
+
+def _as_labels(y, n_samples=None, name="y"):
+    """Encode arbitrary class labels as codes 0..K-1 (no NaN, 1-D, non-empty)."""
+    if y is None:
+        raise TypeError(f"{name} must be an array-like of shape (n_samples,), got None.")
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D of shape (n_samples,), got shape {arr.shape}.")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty; at least one sample is needed.")
+    if n_samples is not None and arr.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} has {arr.shape[0]} samples but X has {n_samples}; they must have the same length."
+        )
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name} must hold class labels, got complex dtype {arr.dtype}.")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinity; drop those samples first.")
+    if arr.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr):
+        raise ValueError(f"{name} contains None or NaN labels; drop those samples first.")
+    try:
+        classes, codes = np.unique(arr, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"{name} labels must be mutually comparable (all numbers or all strings): {exc}") from None
+    return classes, np.ascontiguousarray(codes.ravel(), dtype=np.int64)
+
+
+def _as_target(y, n_samples, criterion, name="y"):
+    """``(y_float64, codes, n_classes)`` for the kernels; the unused one is a dummy."""
+    if criterion == "squared_error":
+        if y is not None and np.asarray(y).shape[:1] == (0,):
+            raise ValueError(f"{name} is empty; at least one sample is needed.")
+        yf = as_regression_target(y, n_samples, name=name)
+        return yf, np.zeros(yf.shape[0], dtype=np.int64), 1
+    classes, codes = _as_labels(y, n_samples, name=name)
+    return np.zeros(codes.shape[0]), codes, classes.shape[0]
+
+
+def _as_X(X, name="X"):
+    """``X`` as a finite 2-D float32 array (scikit-learn's trees split in float32)."""
+    ndim = None
+    if X is not None and not sp.issparse(X):
+        try:
+            ndim = getattr(X, "ndim", None) if hasattr(X, "shape") else np.asarray(X).ndim
+        except (TypeError, ValueError):
+            ndim = None  # ragged or odd input: as_float_matrix reports it
+    if ndim == 1:
+        raise ValueError(
+            f"{name} must be 2-D of shape (n_samples, n_features), got a 1-D array of shape "
+            f"{getattr(X, 'shape', (len(X),))}. Reshape your data with {name}.reshape(-1, 1) for a single feature "
+            f"or {name}.reshape(1, -1) for a single sample."
+        )
+    if sp.issparse(X):
+        raise TypeError(
+            f"{name} is a sparse matrix, but these trees need dense input; convert it with {name}.toarray()."
+        )
+    return as_float_matrix(X, name=name, dtype=np.float32)
+
+
+def _as_feature(x, name="x"):
+    """A 1-D finite feature as float32 (the precision scikit-learn's trees split in)."""
+    if x is None:
+        raise TypeError(f"{name} must be a 1-D array-like of feature values, got None.")
+    arr = np.asarray(x)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{name} must be a single feature of shape (n_samples,), got shape {arr.shape}; "
+            "use best_split for a matrix of features."
+        )
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty; at least one sample is needed.")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}.")
+    with np.errstate(over="ignore"):
+        x32 = np.ascontiguousarray(arr, dtype=np.float32)
+    if not np.all(np.isfinite(x32)):
+        raise ValueError(
+            f"{name} contains NaN or infinity (or values too large for float32); drop or impute them first."
+        )
+    return x32
+
+
+# --------------------------------------------------------------------------- public functions
+def node_impurity(y, criterion="squared_error"):
+    """Impurity of a node holding the targets ``y``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Regression targets for ``"squared_error"``; class labels of any type
+        (numbers or strings) for ``"gini"`` and ``"entropy"``.
+    criterion : {"squared_error", "gini", "entropy"}, default="squared_error"
+        ``"squared_error"``: mean squared deviation from the mean (the variance with
+        divisor ``N``); ``"gini"``: ``1 - sum_k p_k**2``; ``"entropy"``:
+        ``-sum_k p_k log2 p_k`` in bits, where ``p_k`` are the class fractions.
+
+    Returns
+    -------
+    float
+        The impurity (``0.0`` for a pure or constant node).
+
+    Examples
+    --------
+    >>> node_impurity([1.0, 2.0, 3.0, 4.0])
+    1.25
+    >>> node_impurity(["a", "a", "b", "b"], criterion="gini")
+    0.5
+    >>> node_impurity([0, 0, 1, 1], criterion="entropy")
+    1.0
+    """
+    criterion = _check_criterion(criterion)
+    if criterion == "squared_error":
+        if y is not None and np.asarray(y).shape[:1] == (0,):
+            raise ValueError("y is empty; the impurity of an empty node is undefined.")
+        if y is not None and np.asarray(y).ndim == 0:
+            raise ValueError("y must be 1-D of shape (n_samples,), got a scalar.")
+        yf = as_regression_target(y, np.asarray(y).shape[0] if y is not None else 0)
+        return float(_k._variance(yf))
+    classes, codes = _as_labels(y)
+    counts = _k._class_counts(codes, classes.shape[0])
+    return float(_k._class_impurity(counts, float(codes.shape[0]), _CRITERIA[criterion]))
+
+
+def split_scan(x, y, criterion="squared_error", min_samples_leaf=1):
+    """Impurity decrease at every candidate threshold of one feature.
+
+    The candidates are scikit-learn's: sort ``float32(x)``, and between every two
+    consecutive distinct values ``a < b`` (values closer than ``1e-7`` count as
+    equal) take the midpoint ``a/2 + b/2`` (in float64). Only thresholds leaving at
+    least ``min_samples_leaf`` samples on each side are returned.
+
+    Parameters
+    ----------
+    x : array-like of shape (n_samples,)
+        One feature.
+    y : array-like of shape (n_samples,)
+        Targets (``"squared_error"``) or class labels (``"gini"``, ``"entropy"``).
+    criterion : {"squared_error", "gini", "entropy"}, default="squared_error"
+        Impurity, see :func:`node_impurity`.
+    min_samples_leaf : int, default=1
+        Minimum number of samples on each side of a split.
+
+    Returns
+    -------
+    thresholds : ndarray of shape (n_candidates,)
+        Candidate thresholds, increasing (empty if ``x`` is constant).
+    decrease : ndarray of shape (n_candidates,)
+        ``I(P) - N_L/N I(L) - N_R/N I(R)`` for the split ``x <= threshold``.
+
+    Examples
+    --------
+    >>> t, d = split_scan([1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 1.0, 1.0])
+    >>> t.tolist()
+    [1.5, 2.5, 3.5]
+    >>> np.round(d, 4).tolist()
+    [0.0833, 0.25, 0.0833]
+    """
+    criterion = _check_criterion(criterion)
+    min_samples_leaf = check_int(min_samples_leaf, "min_samples_leaf", min_val=1)
+    x32 = _as_feature(x)
+    yf, codes, n_classes = _as_target(y, x32.shape[0], criterion)
+    order = np.argsort(x32, kind="stable")
+    thr, dec, _ = _k._scan_sorted(
+        x32[order], yf[order], codes[order], n_classes, _CRITERIA[criterion], min_samples_leaf
+    )
+    return thr, dec
+
+
+def best_split(X, y, criterion="squared_error", min_samples_leaf=1):
+    """Best CART split of a node over all features.
+
+    Scans every feature with the rule of :func:`split_scan` and returns the split of
+    largest impurity decrease. Ties (equal decrease) go to the lowest feature index,
+    then to the smallest threshold. scikit-learn breaks ties between features in a
+    random order instead; on data without such ties this is scikit-learn's root split.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Features (cast to float32, as scikit-learn's trees do).
+    y : array-like of shape (n_samples,)
+        Targets (``"squared_error"``) or class labels (``"gini"``, ``"entropy"``).
+    criterion : {"squared_error", "gini", "entropy"}, default="squared_error"
+        Impurity, see :func:`node_impurity`.
+    min_samples_leaf : int, default=1
+        Minimum number of samples on each side of a split.
+
+    Returns
+    -------
+    Split
+        ``Split(feature, threshold, decrease, n_left, n_right)``. If no admissible
+        split exists (every feature constant, or fewer than ``2*min_samples_leaf``
+        samples) it does **not** raise: it returns
+        ``Split(feature=-1, threshold=nan, decrease=0.0, n_left=0, n_right=n_samples)``.
+
+    Examples
+    --------
+    >>> X = [[0.0, 5.0], [1.0, 3.0], [2.0, 4.0], [3.0, 1.0]]
+    >>> s = best_split(X, [1.0, 1.0, 3.0, 3.0])
+    >>> s.feature, s.threshold, s.decrease, s.n_left, s.n_right
+    (0, 1.5, 1.0, 2, 2)
+    """
+    criterion = _check_criterion(criterion)
+    min_samples_leaf = check_int(min_samples_leaf, "min_samples_leaf", min_val=1)
+    X32 = _as_X(X)
+    yf, codes, n_classes = _as_target(y, X32.shape[0], criterion)
+    f, t, d, nl = _k._best_split(
+        np.asfortranarray(X32), yf, codes, n_classes, _CRITERIA[criterion], min_samples_leaf
+    )
+    n = X32.shape[0]
+    if f < 0:
+        return Split(-1, float("nan"), 0.0, 0, n)
+    return Split(int(f), float(t), float(d), int(nl), int(n - nl))
+
+
+# --------------------------------------------------------------------------- fitted tree
+class CARTTree:
+    """Arrays of a fitted tree, laid out like scikit-learn's ``tree_``.
+
+    Node ``i`` has children ``children_left[i]``, ``children_right[i]`` (``-1`` for a
+    leaf), splits on ``feature[i]`` at ``threshold[i]`` (``-2`` for a leaf), holds
+    ``n_node_samples[i]`` training samples of impurity ``impurity[i]`` and predicts
+    ``value[i, 0]`` (the mean for regression, the class fractions for classification).
+    Nodes are numbered depth first, left child first; node 0 is the root.
+
+    Attributes
+    ----------
+    node_count : int
+    n_features : int
+    n_outputs : int
+        Always 1.
+    n_classes : ndarray of shape (1,)
+        Number of classes (1 for regression).
+    max_depth : int
+        Depth of the deepest leaf (the root has depth 0).
+    n_leaves : int
+    children_left, children_right, feature : ndarray of int64, shape (node_count,)
+    threshold, impurity, weighted_n_node_samples : ndarray of float64, shape (node_count,)
+    n_node_samples : ndarray of int64, shape (node_count,)
+    value : ndarray of shape (node_count, 1, n_classes)
+
+    Examples
+    --------
+    >>> reg = CARTRegressor(max_depth=1).fit([[0.0], [1.0], [2.0], [3.0]], [0.0, 0.0, 1.0, 1.0])
+    >>> reg.tree_.node_count, reg.tree_.children_left.tolist(), reg.tree_.threshold.tolist()
+    (3, [1, -1, -1], [1.5, -2.0, -2.0])
+    """
+
+    def __init__(self, children_left, children_right, feature, threshold, value, impurity,
+                 n_node_samples, max_depth, n_features):
+        self.children_left = children_left
+        self.children_right = children_right
+        self.feature = feature
+        self.threshold = threshold
+        self.value = value.reshape(value.shape[0], 1, value.shape[1])
+        self.impurity = impurity
+        self.n_node_samples = n_node_samples
+        self.weighted_n_node_samples = n_node_samples.astype(np.float64)
+        self.node_count = int(children_left.shape[0])
+        self.max_depth = int(max_depth)
+        self.n_features = int(n_features)
+        self.n_outputs = 1
+        self.n_classes = np.array([value.shape[1]], dtype=np.intp)
+        self.n_leaves = int(np.sum(children_left == -1))
+
+    def apply(self, X32):
+        """Leaf index of each row of an already validated float32 matrix."""
+        return _k._apply(np.ascontiguousarray(X32, dtype=np.float32), self.children_left,
+                         self.children_right, self.feature, self.threshold)
+
+    def predict(self, X32):
+        """``value`` of the leaf of each row, shape (n_samples, 1, n_classes)."""
+        return self.value[self.apply(X32)]
+
+    def compute_feature_importances(self, normalize=True):
+        """Mean decrease in impurity per feature (scikit-learn's definition)."""
+        imp = np.zeros(self.n_features)
+        w = self.weighted_n_node_samples
+        for i in np.flatnonzero(self.children_left != -1):
+            left, right = self.children_left[i], self.children_right[i]
+            imp[self.feature[i]] += (w[i] * self.impurity[i] - w[left] * self.impurity[left]
+                                     - w[right] * self.impurity[right])
+        imp /= w[0]
+        if normalize and imp.sum() > 0:
+            imp /= imp.sum()
+        return imp
+
+    def __repr__(self):
+        return f"CARTTree(node_count={self.node_count}, max_depth={self.max_depth}, n_leaves={self.n_leaves})"
+
+
+# --------------------------------------------------------------------------- estimators
+class _BaseCART(BaseEstimator):
+    """Shared fitting and prediction code of the CART estimators."""
+
+    _criteria = ("squared_error",)
+
+    def _validated_params(self):
+        criterion = _check_criterion(self.criterion, self._criteria)
+        max_depth = check_int(self.max_depth, "max_depth", min_val=1, allow_none=True)
+        min_samples_split = check_int(self.min_samples_split, "min_samples_split", min_val=2)
+        min_samples_leaf = check_int(self.min_samples_leaf, "min_samples_leaf", min_val=1)
+        min_impurity_decrease = check_real(self.min_impurity_decrease, "min_impurity_decrease", min_val=0.0)
+        if self.random_state is not None and not isinstance(
+            self.random_state, (numbers.Integral, np.random.RandomState)
+        ):
+            raise TypeError(
+                "random_state must be None, an int or a numpy.random.RandomState, "
+                f"got {type(self.random_state).__name__}."
+            )
+        if max_depth is None:
+            max_depth = np.iinfo(np.int32).max
+        min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
+        return criterion, max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
+
+    def _validate_X(self, X, reset):
+        X32 = _as_X(X)
+        validate_data(self, X, reset=reset, skip_check_array=True)
+        return X32
+
+    def _prepare_y(self, y):
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None. "
+                "Pass the training targets as fit(X, y)."
+            )
+        arr = np.asarray(y) if not hasattr(y, "shape") else y
+        if getattr(arr, "ndim", 1) == 2 and arr.shape[1] == 1:
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected. Please change the shape "
+                "of y to (n_samples,), for example using ravel().",
+                DataConversionWarning,
+                stacklevel=3,
+            )
+            arr = np.asarray(arr).ravel()
+        return arr
+
+    def _fit(self, X, yf, codes, n_classes, criterion, params):
+        _, max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease = params
+        rng = check_random_state(self.random_state)
+        seed = int(rng.randint(0, _k.RAND_R_MAX))
+        out = _k._build_tree(
+            np.asfortranarray(X), yf, codes, n_classes, _CRITERIA[criterion], int(max_depth),
+            int(min_samples_split), int(min_samples_leaf), float(min_impurity_decrease), seed,
+        )
+        cl, cr, feat, thr, value, imp, nns, depth = out
+        self.tree_ = CARTTree(cl, cr, feat, thr, value, imp, nns, depth, X.shape[1])
+        return self
+
+    def _X_predict(self, X):
+        check_is_fitted(self, "tree_")
+        return self._validate_X(X, reset=False)
+
+    def apply(self, X):
+        """Index of the leaf each sample ends up in.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.tree_.apply(self._X_predict(X))
+
+    def decision_path(self, X):
+        """Nodes visited by each sample, as a sparse indicator matrix.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, node_count)
+            Entry ``(i, j)`` is 1 if sample ``i`` passes through node ``j``.
+        """
+        X32 = self._X_predict(X)
+        t = self.tree_
+        indptr, indices = _k._decision_path(
+            np.ascontiguousarray(X32), t.children_left, t.children_right, t.feature, t.threshold, t.max_depth
+        )
+        data = np.ones(indices.shape[0], dtype=np.intp)
+        return sp.csr_matrix((data, indices, indptr), shape=(X32.shape[0], t.node_count))
+
+    def get_depth(self):
+        """Depth of the tree (a single leaf has depth 0)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised mean decrease in impurity (MDI) of each feature, as scikit-learn defines it."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.compute_feature_importances()
+
+
+class CARTRegressor(RegressorMixin, _BaseCART):
+    """Regression tree grown with squared-error CART, equal to scikit-learn's.
+
+    With the same data and settings (and the same integer ``random_state`` when
+    features can tie) the fitted ``tree_`` equals that of
+    ``sklearn.tree.DecisionTreeRegressor(criterion="squared_error")``; see the module
+    documentation for the rules involved. The whole tree is grown in compiled code.
+
+    Parameters
+    ----------
+    max_depth : int or None, default=None
+        Maximum depth (root = depth 0); ``None`` grows until the other rules stop.
+    min_samples_split : int, default=2
+        A node with fewer samples is a leaf.
+    min_samples_leaf : int, default=1
+        Every leaf keeps at least this many samples.
+    min_impurity_decrease : float, default=0.0
+        A node is split only if ``N_t/N * Δ >= min_impurity_decrease`` (up to machine
+        epsilon), where ``N_t`` is the node's and ``N`` the training set's size.
+    random_state : int, RandomState instance or None, default=None
+        Order in which features are examined, as in scikit-learn; it matters only when
+        two features give exactly the same best decrease.
+
+    Attributes
+    ----------
+    tree_ : CARTTree
+        Node arrays of the fitted tree (``value`` holds node means).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of str
+        Column names, when ``X`` was a data frame with string column names.
+    feature_importances_ : ndarray of shape (n_features,)
+        Mean decrease in impurity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.tree import DecisionTreeRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); y = X[:, 0] + 0.1 * rng.normal(size=200)
+    >>> ours = CARTRegressor(max_depth=3).fit(X, y)
+    >>> theirs = DecisionTreeRegressor(max_depth=3).fit(X, y)
+    >>> bool(np.array_equal(ours.tree_.threshold, theirs.tree_.threshold))
+    True
+    >>> bool(np.allclose(ours.predict(X), theirs.predict(X)))
+    True
+    """
+
+    def __init__(self, max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, random_state=None):
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.random_state = random_state
+
+    criterion = "squared_error"  # fixed; a class attribute so that it is not a parameter
+
+    def fit(self, X, y):
+        """Grow the tree on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite features (cast to float32).
+        y : array-like of shape (n_samples,)
+            Finite targets.
+
+        Returns
+        -------
+        self
+        """
+        params = self._validated_params()
+        X32 = self._validate_X(X, reset=True)
+        y = self._prepare_y(y)
+        if getattr(y, "dtype", None) == object:
+            try:
+                y = np.asarray(y, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise TypeError("y must hold numbers for regression; it has non-numeric objects.") from None
+        yf, codes, n_classes = _as_target(y, X32.shape[0], "squared_error")
+        return self._fit(X32, yf, codes, n_classes, "squared_error", params)
+
+    def predict(self, X):
+        """Mean of the training targets in each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X32 = self._X_predict(X)
+        return self.tree_.predict(X32)[:, 0, 0]
+
+
+class CARTClassifier(ClassifierMixin, _BaseCART):
+    """Classification tree grown with Gini or entropy CART, equal to scikit-learn's.
+
+    With the same data and settings (and the same integer ``random_state`` when
+    features can tie) the fitted ``tree_`` equals that of
+    ``sklearn.tree.DecisionTreeClassifier``; see the module documentation. A training
+    set with a single class is accepted, as in scikit-learn: the tree is one leaf that
+    predicts that class with probability 1.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy"}, default="gini"
+        Impurity, see :func:`node_impurity` (entropy in bits).
+    max_depth : int or None, default=None
+        Maximum depth (root = depth 0).
+    min_samples_split : int, default=2
+        A node with fewer samples is a leaf.
+    min_samples_leaf : int, default=1
+        Every leaf keeps at least this many samples.
+    min_impurity_decrease : float, default=0.0
+        A node is split only if ``N_t/N * Δ >= min_impurity_decrease`` (up to machine
+        epsilon).
+    random_state : int, RandomState instance or None, default=None
+        Order in which features are examined, as in scikit-learn (matters for ties only).
+
+    Attributes
+    ----------
+    tree_ : CARTTree
+        Node arrays; ``value[i, 0]`` holds the class fractions of node ``i``.
+    classes_ : ndarray of shape (n_classes,)
+        Sorted class labels.
+    n_classes_ : int
+        Number of classes.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_importances_ : ndarray of shape (n_features,)
+        Mean decrease in impurity.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> ours = CARTClassifier(max_depth=4, random_state=0).fit(X, y)
+    >>> theirs = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    >>> bool(np.array_equal(ours.tree_.feature, theirs.tree_.feature))
+    True
+    >>> bool((ours.predict(X) == theirs.predict(X)).all())
+    True
+    """
+
+    _criteria = ("gini", "entropy")
+
+    def __init__(self, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, random_state=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Grow the tree on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite features (cast to float32).
+        y : array-like of shape (n_samples,)
+            Class labels of any type (numbers or strings).
+
+        Returns
+        -------
+        self
+        """
+        params = self._validated_params()
+        X32 = self._validate_X(X, reset=True)
+        y = self._prepare_y(y)
+        check_classification_targets(y)
+        classes, codes = as_class_target(y, X32.shape[0], min_classes=1)
+        self.classes_ = classes
+        self.n_classes_ = int(classes.shape[0])
+        return self._fit(X32, np.zeros(codes.shape[0]), codes, self.n_classes_, params[0], params)
+
+    def predict_proba(self, X):
+        """Class fractions of the training samples in each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``.
+        """
+        X32 = self._X_predict(X)
+        return self.tree_.predict(X32)[:, 0, :].copy()
+
+    def predict(self, X):
+        """Most frequent training class in each sample's leaf (first class on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        proba = self.predict_proba(X)
+        return self.classes_.take(np.argmax(proba, axis=1), axis=0)

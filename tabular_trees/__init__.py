@@ -9,6 +9,7 @@ never imports plotting or data-frame libraries):
 - :mod:`tabular_trees.ntk` — closed-form neural tangent kernels of soft tree ensembles (oblique, axis-aligned AAA/AAI), fused kernel bank.
 - :mod:`tabular_trees.soft_trees` — finite soft-tree ensembles, their empirical NTK and gradient-descent training.
 - :mod:`tabular_trees.mkl` — EasyMKL multiple kernel learning.
+- :mod:`tabular_trees.dte` — decision tree embedding by leaf means and its LDA classifier.
 - :mod:`tabular_trees.boosting` — a teaching gradient booster (histograms, XGBoost's second-order formulas).
 """
 

@@ -1,0 +1,756 @@
+"""Decision tree embedding (DTE) by leaf means, after Shen, Dong & Priebe (2025).
+
+A classification tree partitions the feature space into leaf regions
+:math:`R_1, \\dots, R_m`. The training samples in each leaf have a mean
+:math:`\\mu_j`; stacking the means as rows gives :math:`W \\in \\mathbb{R}^{m \\times p}`
+and the embedding is the affine map
+
+.. math:: Z = X W^\\top + \\mathbf{1} b^\\top ,
+
+one coordinate per leaf. ``DTE-t`` concatenates the leaf means of ``t`` trees: the
+first grown on the data, the others on bootstrap samples. The embedding is then fed
+to linear discriminant analysis (LDA) with a pseudo-inverse of the pooled covariance,
+as MATLAB's ``fitcdiscr(..., 'DiscrimType', 'pseudolinear')`` does in the paper.
+
+Faithfulness to the paper's MATLAB set-up (``fitctree`` with ``NumBins=30``,
+``MinLeafSize=10``, defaults otherwise):
+
+* The tree is scikit-learn's CART (Gini), with ``min_samples_leaf`` as MATLAB's
+  ``MinLeafSize`` (a split needs two leaves of that size, so MATLAB's
+  ``MinParentSize = max(10, 2 * MinLeafSize)`` is implied).
+* ``n_bins``: each feature is cut into at most ``n_bins`` equiprobable bins (empirical
+  quantiles of the training column) and the tree is grown on the bin indices, so every
+  split threshold is a bin edge, as with ``fitctree``'s ``NumBins``. Leaf means are
+  computed on the *original* features.
+* ``merge_leaves``: ``fitctree`` merges (by default, ``MergeLeaves='on'``) two sibling
+  leaves whose summed resubstitution risk is not smaller than their parent's, i.e. a
+  split that does not reduce the number of misclassified training samples. We apply
+  the same rule bottom-up to the fitted scikit-learn tree. It changes the number of
+  leaves ``m`` (and so the embedding), not the tree's own predictions.
+
+The module also offers nonlinear anchor maps (``embedding="distance"`` or ``"rbf"``),
+which are not in the paper: with the linear map, LDA on ``Z`` is LDA on the
+projection of ``X`` onto the span of the leaf means (see the book's chapter 6).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import as_class_target, check_int, check_option, check_random_state, check_real
+
+__all__ = [
+    "DecisionTreeEmbedding",
+    "DTEClassifier",
+    "PseudoLinearDiscriminantAnalysis",
+    "quantile_bin_edges",
+    "leaf_intercept",
+    "paper_models",
+]
+
+_INTERCEPTS = ("paper", "theorem", "nearest-mean", "none")
+_EMBEDDINGS = ("linear", "distance", "rbf")
+
+
+# ----------------------------------------------------------------------------- helpers
+def quantile_bin_edges(X, n_bins=30):
+    """Interior edges of at most ``n_bins`` equiprobable bins for each column of ``X``.
+
+    The edges are the empirical quantiles at levels ``1/n_bins, ..., (n_bins-1)/n_bins``
+    of each column, with duplicates removed (a column with few distinct values gets
+    fewer bins), mimicking the equiprobable binning of MATLAB's ``fitctree(...,
+    'NumBins', n_bins)``. A value ``x`` falls in bin ``k`` when
+    ``edges[k-1] <= x < edges[k]`` (``numpy.searchsorted`` with ``side="right"``).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Finite training data.
+    n_bins : int, default=30
+        Maximum number of bins per feature (at least 2).
+
+    Returns
+    -------
+    edges : list of ndarray
+        ``edges[f]`` is the sorted 1-D array of interior edges of feature ``f``
+        (length at most ``n_bins - 1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> edges = quantile_bin_edges(np.arange(10.0).reshape(-1, 1), n_bins=2)
+    >>> edges[0]
+    array([4.5])
+    """
+    from ._validation import as_float_matrix
+
+    X = as_float_matrix(X, "X")
+    n_bins = check_int(n_bins, "n_bins", min_val=2)
+    levels = np.arange(1, n_bins) / n_bins
+    edges = []
+    for f in range(X.shape[1]):
+        col = X[:, f]
+        q = np.unique(np.quantile(col, levels))
+        # An edge at the column minimum would leave the lowest bin empty: drop it.
+        q = q[q > col.min()]
+        edges.append(q)
+    return edges
+
+
+def _apply_bins(X, edges):
+    """Bin indices (as float, for the tree) of ``X`` under per-feature ``edges``."""
+    out = np.empty_like(X)
+    for f, e in enumerate(edges):
+        out[:, f] = np.searchsorted(e, X[:, f], side="right")
+    return out
+
+
+def leaf_intercept(W, kind="paper"):
+    """Intercept vector ``b`` of the decision tree embedding for leaf means ``W``.
+
+    Parameters
+    ----------
+    W : ndarray of shape (n_leaves, n_features)
+        Leaf means, one per row.
+    kind : {"paper", "theorem", "nearest-mean", "none"}, default="paper"
+        ``"paper"``: ``b_j = +||mu_j||^2`` as written in the method section (Sec. 2.1) of
+        Shen, Dong & Priebe; ``"theorem"``: ``b_j = -||mu_j||^2`` as written in their
+        Theorem 1; ``"nearest-mean"``: ``b_j = -||mu_j||^2 / 2``, the choice for which
+        ``argmax_j Z_j`` is the nearest leaf mean (the identity their proof of Theorem 2
+        needs); ``"none"``: ``b = 0``.
+
+    Returns
+    -------
+    b : ndarray of shape (n_leaves,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> leaf_intercept(np.array([[3.0, 4.0]]), "nearest-mean")
+    array([-12.5])
+    """
+    check_option(kind, "intercept", _INTERCEPTS)
+    sq = np.einsum("ij,ij->i", W, W)
+    factor = {"paper": 1.0, "theorem": -1.0, "nearest-mean": -0.5, "none": 0.0}[kind]
+    return factor * sq
+
+
+def _merged_leaves(tree, node_counts):
+    """Map every node of a fitted sklearn tree to its leaf after MATLAB-style merging.
+
+    ``node_counts[node]`` are the class counts of the training samples reaching the node.
+    Two sibling leaves are merged into their parent when their summed number of
+    misclassified training samples is not smaller than the parent's (MATLAB
+    ``MergeLeaves='on'``); this is applied bottom-up, so merges can cascade.
+    Returns ``leaf_of`` (node -> representative node id, -1 for nodes below a merge
+    point are redirected to it) and the sorted list of representative leaf nodes.
+    """
+    left = tree.tree_.children_left
+    right = tree.tree_.children_right
+    n_nodes = left.shape[0]
+    errors = node_counts.sum(axis=1) - node_counts.max(axis=1)
+    is_leaf = left == -1
+    # children always have larger ids than their parent in sklearn trees: reverse order is post-order-safe
+    for node in range(n_nodes - 1, -1, -1):
+        if is_leaf[node]:
+            continue
+        lc, rc = left[node], right[node]
+        if is_leaf[lc] and is_leaf[rc] and errors[lc] + errors[rc] >= errors[node]:
+            is_leaf[node] = True
+    # representative: the highest ancestor that is a (merged) leaf, found top-down
+    rep = np.full(n_nodes, -1, dtype=np.int64)
+    stack = [(0, -1)]
+    while stack:
+        node, r = stack.pop()
+        if r == -1 and is_leaf[node]:
+            r = node
+        rep[node] = r
+        if left[node] != -1:
+            stack.append((left[node], r))
+            stack.append((right[node], r))
+    leaves = np.unique(rep[rep >= 0])
+    return rep, leaves
+
+
+def _validate_xy(est, X, y):
+    """Validate ``X`` (finite float matrix) and ``y`` (1-D labels) the scikit-learn way."""
+    if y is None:
+        raise ValueError(
+            f"{type(est).__name__} requires y to be passed, but the target y is None; "
+            "pass the class labels as y."
+        )
+    return validate_data(
+        est, X, y, dtype=np.float64, ensure_all_finite=True, reset=True, y_numeric=False, multi_output=False
+    )
+
+
+def _sq_dist(X, W):
+    d = np.einsum("ij,ij->i", X, X)[:, None] - 2.0 * X @ W.T + np.einsum("ij,ij->i", W, W)[None, :]
+    return np.maximum(d, 0.0)
+
+
+# ----------------------------------------------------------------------------- embedding
+class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Decision tree embedding by leaf means (DTE-t), a supervised transformer.
+
+    Parameters
+    ----------
+    n_trees : int, default=1
+        Number of trees ``t``. The first tree is grown on the data, trees 2..t on
+        bootstrap samples (each tree's leaf means are computed on its own sample).
+    min_samples_leaf : int, default=10
+        Minimum number of samples per leaf (MATLAB ``MinLeafSize``; the paper uses 10).
+        Must not exceed the number of training samples.
+    n_bins : int or None, default=30
+        Grow each tree on at most ``n_bins`` equiprobable bins per feature (the paper's
+        ``NumBins=30``); ``None`` grows it on the raw values (thresholds at midpoints).
+    merge_leaves : bool, default=True
+        Merge sibling leaves whose split does not reduce the training misclassification
+        count (MATLAB's default ``MergeLeaves='on'``).
+    intercept : {"paper", "theorem", "nearest-mean", "none"}, default="paper"
+        Intercept ``b`` of the linear embedding, see :func:`leaf_intercept`. It does not
+        change the predictions of LDA on the embedding (a common shift of all rows).
+    embedding : {"linear", "distance", "rbf"}, default="linear"
+        ``"linear"``: the paper's ``Z = X W^T + 1 b^T``. Beyond the paper:
+        ``"distance"``: ``Z_j = ||x - mu_j||``; ``"rbf"``: ``Z_j = exp(-gamma ||x - mu_j||^2)``.
+        ``intercept`` is ignored by the nonlinear maps.
+    gamma : "scale" or float, default="scale"
+        RBF width; ``"scale"`` uses ``1 / (n_features * X.var())`` of the training data.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the bootstrap samples and the trees' tie-breaking.
+
+    Attributes
+    ----------
+    leaf_means_ : ndarray of shape (n_leaves_total, n_features)
+        ``W``: the leaf means of all trees, stacked tree after tree.
+    intercept_ : ndarray of shape (n_leaves_total,)
+        ``b`` (for the linear embedding).
+    n_leaves_ : ndarray of shape (n_trees,)
+        Number of (merged) leaves of each tree; ``n_leaves_.sum()`` is the embedding dimension.
+    trees_ : list of DecisionTreeClassifier
+        The fitted scikit-learn trees (grown on bin indices when ``n_bins`` is set).
+    bin_edges_ : list of list of ndarray or None
+        Per tree, the interior bin edges of each feature (``None`` without binning).
+    leaf_class_counts_ : ndarray of shape (n_leaves_total, n_classes)
+        Training class counts of each leaf (each tree on its own sample).
+    leaf_classes_ : ndarray of shape (n_leaves_total,)
+        Majority class label of each leaf.
+    classes_ : ndarray of shape (n_classes,)
+    gamma_ : float
+        RBF width actually used (only for ``embedding="rbf"``).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> emb = DecisionTreeEmbedding(random_state=0).fit(X, y)
+    >>> Z = emb.transform(X)
+    >>> bool(Z.shape[1] == emb.n_leaves_.sum())
+    True
+    """
+
+    def __init__(
+        self,
+        n_trees=1,
+        *,
+        min_samples_leaf=10,
+        n_bins=30,
+        merge_leaves=True,
+        intercept="paper",
+        embedding="linear",
+        gamma="scale",
+        random_state=None,
+    ):
+        self.n_trees = n_trees
+        self.min_samples_leaf = min_samples_leaf
+        self.n_bins = n_bins
+        self.merge_leaves = merge_leaves
+        self.intercept = intercept
+        self.embedding = embedding
+        self.gamma = gamma
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+    def _check_params(self, n_samples):
+        n_trees = check_int(self.n_trees, "n_trees", min_val=1)
+        msl = check_int(self.min_samples_leaf, "min_samples_leaf", min_val=1)
+        if msl > n_samples:
+            raise ValueError(
+                f"min_samples_leaf={msl} is larger than the number of training samples ({n_samples}); "
+                "no leaf can be formed. Use a smaller min_samples_leaf or more data."
+            )
+        n_bins = check_int(self.n_bins, "n_bins", min_val=2, allow_none=True)
+        if not isinstance(self.merge_leaves, (bool, np.bool_)):
+            raise TypeError(f"merge_leaves must be a bool, got {self.merge_leaves!r}.")
+        check_option(self.intercept, "intercept", _INTERCEPTS)
+        check_option(self.embedding, "embedding", _EMBEDDINGS)
+        if not (isinstance(self.gamma, str) and self.gamma == "scale"):
+            if isinstance(self.gamma, str) or not isinstance(self.gamma, numbers.Real):
+                raise TypeError(f"gamma must be 'scale' or a positive float, got {self.gamma!r}.")
+            check_real(self.gamma, "gamma", min_val=0.0, include_boundaries="neither")
+        return n_trees, msl, n_bins
+
+    def fit(self, X, y):
+        """Grow the trees and compute the leaf means.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels of any type (at least two classes).
+
+        Returns
+        -------
+        self
+        """
+        X, y = _validate_xy(self, X, y)
+        self.classes_, codes = as_class_target(y, X.shape[0], "y", min_classes=2)
+        return self._fit_codes(X, codes)
+
+    def _fit_codes(self, X, codes):
+        n, p = X.shape
+        n_trees, msl, n_bins = self._check_params(n)
+        n_classes = self.classes_.shape[0]
+        rng = check_random_state(self.random_state)
+        trees, edges_all, means, counts, n_leaves = [], [], [], [], []
+        for s in range(n_trees):
+            idx = np.arange(n) if s == 0 else rng.randint(0, n, size=n)
+            seed = rng.randint(np.iinfo(np.int32).max)
+            Xs, cs = X[idx], codes[idx]
+            if n_bins is not None:
+                edges = quantile_bin_edges(Xs, n_bins)
+                Xt = _apply_bins(Xs, edges)
+            else:
+                edges, Xt = None, Xs
+            tree = DecisionTreeClassifier(criterion="gini", min_samples_leaf=msl, random_state=seed)
+            tree.fit(Xt, cs)
+            leaf = tree.apply(Xt)
+            # class counts at every node, from the leaves upward (parents have smaller ids)
+            n_nodes = tree.tree_.node_count
+            node_counts = np.zeros((n_nodes, n_classes))
+            np.add.at(node_counts, (leaf, cs), 1.0)
+            left, right = tree.tree_.children_left, tree.tree_.children_right
+            for node in range(n_nodes - 1, -1, -1):
+                if left[node] != -1:
+                    node_counts[node] = node_counts[left[node]] + node_counts[right[node]]
+            if self.merge_leaves:
+                rep, leaves = _merged_leaves(tree, node_counts)
+            else:
+                rep, leaves = np.where(left == -1, np.arange(n_nodes), -1), np.flatnonzero(left == -1)
+            col = np.full(n_nodes, -1, dtype=np.int64)
+            col[leaves] = np.arange(leaves.shape[0])
+            node_to_col = np.where(rep >= 0, col[np.maximum(rep, 0)], -1)
+            j = node_to_col[leaf]
+            m = leaves.shape[0]
+            sums = np.zeros((m, p))
+            np.add.at(sums, j, Xs)
+            size = np.bincount(j, minlength=m).astype(np.float64)
+            means.append(sums / size[:, None])
+            counts.append(node_counts[leaves])
+            n_leaves.append(m)
+            trees.append((tree, node_to_col))
+            edges_all.append(edges)
+        self.trees_ = [t for t, _ in trees]
+        self._node_to_col = [c for _, c in trees]
+        self.bin_edges_ = edges_all if n_bins is not None else None
+        self.leaf_means_ = np.vstack(means)
+        self.n_leaves_ = np.asarray(n_leaves, dtype=np.int64)
+        self.intercept_ = leaf_intercept(self.leaf_means_, self.intercept)
+        self.leaf_class_counts_ = np.vstack(counts)
+        self.leaf_classes_ = self.classes_[np.argmax(self.leaf_class_counts_, axis=1)]
+        if self.embedding == "rbf":
+            if isinstance(self.gamma, str):
+                var = X.var()
+                self.gamma_ = 1.0 / (p * var) if var > 0 else 1.0
+            else:
+                self.gamma_ = float(self.gamma)
+        self._n_features_out = self.leaf_means_.shape[0]
+        return self
+
+    def transform(self, X):
+        """Embed ``X``: one column per leaf (all trees concatenated).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_leaves_total)
+        """
+        check_is_fitted(self, "leaf_means_")
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+        W = self.leaf_means_
+        if self.embedding == "linear":
+            return X @ W.T + self.intercept_[None, :]
+        d2 = _sq_dist(X, W)
+        if self.embedding == "distance":
+            return np.sqrt(d2)
+        return np.exp(-self.gamma_ * d2)
+
+    def apply(self, X):
+        """Column index (into ``leaf_means_``) of the leaf reached by each sample in each tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        leaves : ndarray of shape (n_samples, n_trees), int64
+            ``leaves[i, s]`` indexes the row of ``leaf_means_`` of tree ``s``'s leaf
+            containing sample ``i`` (after leaf merging).
+        """
+        check_is_fitted(self, "leaf_means_")
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+        offsets = np.concatenate([[0], np.cumsum(self.n_leaves_)[:-1]])
+        out = np.empty((X.shape[0], len(self.trees_)), dtype=np.int64)
+        for s, tree in enumerate(self.trees_):
+            Xt = X if self.bin_edges_ is None else _apply_bins(X, self.bin_edges_[s])
+            out[:, s] = self._node_to_col[s][tree.apply(Xt)] + offsets[s]
+        return out
+
+
+# ----------------------------------------------------------------------------- LDA
+class PseudoLinearDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
+    """Linear discriminant analysis with the pseudo-inverse of the pooled covariance.
+
+    The semantics of MATLAB's ``fitcdiscr(..., 'DiscrimType', 'pseudolinear')``:
+    empirical priors, class means, the unbiased pooled within-class covariance
+    ``S = sum_i (x_i - m_{y_i})(x_i - m_{y_i})^T / (n - K)``, and the discriminant
+    ``delta_k(x) = (x - xbar)^T S^+ (m_k - xbar) - (m_k - xbar)^T S^+ (m_k - xbar) / 2 + log pi_k``
+    (centring at the overall mean ``xbar`` only removes class-independent terms and keeps
+    the computation exact under a common shift of all rows). ``S^+`` is the Moore-Penrose
+    pseudo-inverse with the default tolerance of MATLAB's and NumPy's ``pinv`` applied to
+    the covariance matrix: eigenvalues ``lambda_i <= n_features * eps * lambda_max`` are
+    treated as zero, so directions without (numerically resolvable) within-class
+    variance are ignored rather than inverted. It is computed from the SVD of the
+    scaled, within-class-centred data (singular values ``s_i = sqrt(lambda_i)``), which
+    is more accurate than forming ``S``. Unlike scikit-learn's ``solver="svd"`` it does
+    not standardise the features and it keeps every direction above the tolerance
+    (scikit-learn drops standardised singular values below ``1e-4``); the predictions
+    coincide whenever the pooled covariance is well conditioned.
+
+    Parameters
+    ----------
+    tol : float or None, default=None
+        Relative eigenvalue threshold of the pseudo-inverse; ``None`` uses
+        ``n_features * eps``, the rule of ``pinv`` applied to the covariance matrix.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    priors_ : ndarray of shape (n_classes,)
+    means_ : ndarray of shape (n_classes, n_features)
+    xbar_ : ndarray of shape (n_features,)
+    covariance_pinv_ : ndarray of shape (n_features, n_features)
+    rank_ : int
+        Rank of the pooled covariance kept by the pseudo-inverse.
+    coef_ : ndarray of shape (n_classes, n_features)
+    intercept_ : ndarray of shape (n_classes,)
+        ``decision_function`` scores are ``X @ coef_.T + intercept_`` (for two classes,
+        the difference of the two columns).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> lda = PseudoLinearDiscriminantAnalysis().fit(X, y)
+    >>> float(lda.score(X, y)) > 0.95
+    True
+    """
+
+    def __init__(self, tol=None):
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Fit class means, priors and the pseudo-inverse pooled covariance.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        X, y = _validate_xy(self, X, y)
+        self.classes_, codes = as_class_target(y, X.shape[0], "y", min_classes=2)
+        return self._fit_codes(X, codes)
+
+    def _fit_codes(self, X, codes):
+        n, p = X.shape
+        K = self.classes_.shape[0]
+        if self.tol is None:
+            tol = p * np.finfo(np.float64).eps
+        else:
+            tol = check_real(self.tol, "tol", min_val=0.0, max_val=1.0)
+        counts = np.bincount(codes, minlength=K).astype(np.float64)
+        means = np.zeros((K, p))
+        np.add.at(means, codes, X)
+        means /= counts[:, None]
+        self.priors_ = counts / n
+        self.means_ = means
+        self.xbar_ = self.priors_ @ means
+        Xc = (X - means[codes]) / np.sqrt(max(n - K, 1))
+        _, S, Vt = np.linalg.svd(Xc, full_matrices=False)
+        # eigenvalues of the pooled covariance are S**2: keep lambda_i > tol * lambda_max
+        r = int(np.sum(S**2 > tol * S[0] ** 2)) if S.size and S[0] > 0 else 0
+        V = Vt[:r].T
+        self.covariance_pinv_ = (V / S[:r] ** 2) @ V.T
+        self.rank_ = r
+        M = means - self.xbar_
+        self.coef_ = M @ self.covariance_pinv_
+        self._intercept_centered = -0.5 * np.einsum("kj,kj->k", self.coef_, M) + np.log(self.priors_)
+        self.intercept_ = self._intercept_centered - self.coef_ @ self.xbar_
+        return self
+
+    def _scores(self, X):
+        return (X - self.xbar_) @ self.coef_.T + self._intercept_centered
+
+    def decision_function(self, X):
+        """Discriminant scores; for two classes the log-odds of the second class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+        s = self._scores(X)
+        return s[:, 1] - s[:, 0] if s.shape[1] == 2 else s
+
+    def predict_proba(self, X):
+        """Posterior class probabilities (softmax of the discriminant scores).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+        s = self._scores(X)
+        s = s - s.max(axis=1, keepdims=True)
+        e = np.exp(s)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+        s = self._scores(X)
+        s = s - s.max(axis=1, keepdims=True)
+        return s - np.log(np.exp(s).sum(axis=1, keepdims=True))
+
+    def predict(self, X):
+        """Class with the largest discriminant score.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+        return self.classes_[np.argmax(self._scores(X), axis=1)]
+
+
+# ----------------------------------------------------------------------------- classifier
+class DTEClassifier(ClassifierMixin, BaseEstimator):
+    """Decision tree embedding followed by pseudo-inverse LDA (the paper's DTE-t classifier).
+
+    Parameters
+    ----------
+    n_trees, min_samples_leaf, n_bins, merge_leaves, intercept, embedding, gamma, random_state
+        As in :class:`DecisionTreeEmbedding` (defaults: the paper's DTE-1).
+    tol : float or None, default=None
+        Relative eigenvalue tolerance of the pseudo-inverse in
+        :class:`PseudoLinearDiscriminantAnalysis` (``None``: ``n_leaves_total * eps``).
+
+    Attributes
+    ----------
+    embedding_ : DecisionTreeEmbedding
+        The fitted embedding (``embedding_.leaf_means_`` is ``W``, ``embedding_.intercept_`` is ``b``).
+    lda_ : PseudoLinearDiscriminantAnalysis
+        LDA fitted on the training embedding.
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> X, y = load_wine(return_X_y=True)
+    >>> clf = DTEClassifier(n_trees=3, random_state=0).fit(X, y)
+    >>> clf.predict(X[:3]).shape
+    (3,)
+    """
+
+    def __init__(
+        self,
+        n_trees=1,
+        *,
+        min_samples_leaf=10,
+        n_bins=30,
+        merge_leaves=True,
+        intercept="paper",
+        embedding="linear",
+        gamma="scale",
+        tol=None,
+        random_state=None,
+    ):
+        self.n_trees = n_trees
+        self.min_samples_leaf = min_samples_leaf
+        self.n_bins = n_bins
+        self.merge_leaves = merge_leaves
+        self.intercept = intercept
+        self.embedding = embedding
+        self.gamma = gamma
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Fit the embedding and LDA on it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels of any type (at least two classes).
+
+        Returns
+        -------
+        self
+        """
+        X, y = _validate_xy(self, X, y)
+        self.classes_, codes = as_class_target(y, X.shape[0], "y", min_classes=2)
+        emb = DecisionTreeEmbedding(
+            self.n_trees,
+            min_samples_leaf=self.min_samples_leaf,
+            n_bins=self.n_bins,
+            merge_leaves=self.merge_leaves,
+            intercept=self.intercept,
+            embedding=self.embedding,
+            gamma=self.gamma,
+            random_state=self.random_state,
+        )
+        emb.n_features_in_ = X.shape[1]
+        emb.classes_ = self.classes_
+        emb._fit_codes(X, codes)
+        self.embedding_ = emb
+        lda = PseudoLinearDiscriminantAnalysis(tol=self.tol)
+        Z = emb.transform(X)
+        lda.n_features_in_ = Z.shape[1]
+        lda.classes_ = self.classes_
+        lda._fit_codes(Z, codes)
+        self.lda_ = lda
+        return self
+
+    def _embed(self, X):
+        check_is_fitted(self, "lda_")
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+        return self.embedding_.transform(X)
+
+    def decision_function(self, X):
+        """LDA discriminant scores of the embedded ``X`` (1-D for two classes)."""
+        Z = self._embed(X)
+        return self.lda_.decision_function(Z)
+
+    def predict_proba(self, X):
+        """LDA posterior probabilities of the embedded ``X``, shape (n_samples, n_classes)."""
+        Z = self._embed(X)
+        return self.lda_.predict_proba(Z)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        Z = self._embed(X)
+        return self.lda_.predict_log_proba(Z)
+
+    def predict(self, X):
+        """Predicted class labels (of the same type as the training labels)."""
+        Z = self._embed(X)
+        return self.lda_.predict(Z)
+
+
+# ----------------------------------------------------------------------------- protocol
+def paper_models(random_state=None, *, nonlinear=True, lda=True):
+    """The classifiers of the paper's Table I, configured like its MATLAB set-up.
+
+    - ``"DTE-1"``: MATLAB ``fitctree(NumBins=30, MinLeafSize=10)`` + ``fitcdiscr`` pseudolinear;
+      here ``DTEClassifier(n_trees=1)``.
+    - ``"DTE-3"``: the same tree plus two bootstrap trees; ``DTEClassifier(n_trees=3)``.
+    - ``"Tree"``: ``fitctree`` defaults (Gini, ``MinParentSize=10``);
+      ``DecisionTreeClassifier(min_samples_split=10)``.
+    - ``"RF"``: ``TreeBagger`` with 50 trees (``sqrt(p)`` features per split);
+      ``RandomForestClassifier(n_estimators=50, max_features="sqrt", n_jobs=1)``.
+    - ``"MLP"``: ``fitcnet`` with 100 hidden ReLU units, standardised inputs, L-BFGS, no penalty,
+      at most 1000 iterations; ``StandardScaler`` + ``MLPClassifier((100,), solver="lbfgs",
+      alpha=0, max_iter=1000)``.
+    - ``"LDA"`` (not in the paper): :class:`PseudoLinearDiscriminantAnalysis` on ``X``.
+    - ``"DTE-1 RBF"``, ``"DTE-3 RBF"`` (not in the paper): ``DTEClassifier(embedding="rbf")``
+      with one and three trees.
+
+    Parameters
+    ----------
+    random_state : int or None, default=None
+        Seed passed to every randomised model.
+    nonlinear : bool, default=True
+        Include the RBF anchor variants.
+    lda : bool, default=True
+        Include plain LDA on the original features.
+
+    Returns
+    -------
+    models : dict of str to estimator
+        Unfitted estimators, in the order of the table.
+
+    Examples
+    --------
+    >>> sorted(paper_models(0, nonlinear=False, lda=False))
+    ['DTE-1', 'DTE-3', 'MLP', 'RF', 'Tree']
+    """
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    models = {
+        "DTE-1": DTEClassifier(n_trees=1, random_state=random_state),
+        "DTE-3": DTEClassifier(n_trees=3, random_state=random_state),
+        "Tree": DecisionTreeClassifier(min_samples_split=10, random_state=random_state),
+        "RF": RandomForestClassifier(n_estimators=50, max_features="sqrt", n_jobs=1, random_state=random_state),
+        "MLP": make_pipeline(
+            StandardScaler(),
+            MLPClassifier(
+                hidden_layer_sizes=(100,), solver="lbfgs", alpha=0.0, max_iter=1000, random_state=random_state
+            ),
+        ),
+    }
+    if lda:
+        models["LDA"] = PseudoLinearDiscriminantAnalysis()
+    if nonlinear:
+        models["DTE-1 RBF"] = DTEClassifier(n_trees=1, embedding="rbf", random_state=random_state)
+        models["DTE-3 RBF"] = DTEClassifier(n_trees=3, embedding="rbf", random_state=random_state)
+    return models

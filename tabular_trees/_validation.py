@@ -14,6 +14,7 @@ from sklearn.utils import check_array, check_random_state, check_scalar
 
 __all__ = [
     "as_float_matrix",
+    "as_1d_target",
     "as_regression_target",
     "as_class_target",
     "check_scalar",
@@ -32,7 +33,7 @@ def as_float_matrix(X, name="X", *, dtype=np.float64, min_samples=1, min_feature
     if getattr(arr, "ndim", 2) == 1:
         raise ValueError(
             f"{name} must be 2-D of shape (n_samples, n_features), got a 1-D array of shape "
-            f"{np.shape(arr)}. Reshape it with {name}.reshape(-1, 1) for a single feature "
+            f"{np.shape(arr)}. Reshape your data with {name}.reshape(-1, 1) for a single feature "
             f"or {name}.reshape(1, -1) for a single sample."
         )
     try:
@@ -50,8 +51,8 @@ def as_float_matrix(X, name="X", *, dtype=np.float64, min_samples=1, min_feature
     return out
 
 
-def as_regression_target(y, n_samples, name="y"):
-    """Return ``y`` as a finite 1-D float64 array of length ``n_samples``."""
+def as_1d_target(y, n_samples=None, name="y"):
+    """Return ``y`` as a non-empty 1-D array (a single column is flattened), checking its length."""
     if y is None:
         raise TypeError(f"{name} must be an array-like of shape (n_samples,), got None.")
     arr = np.asarray(y)
@@ -59,45 +60,54 @@ def as_regression_target(y, n_samples, name="y"):
         arr = arr.ravel()
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D of shape (n_samples,), got shape {arr.shape}.")
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be numeric for regression, got dtype {arr.dtype}.")
-    if arr.shape[0] != n_samples:
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty; at least one sample is needed.")
+    if n_samples is not None and arr.shape[0] != n_samples:
         raise ValueError(
             f"{name} has {arr.shape[0]} samples but X has {n_samples}; they must have the same length."
         )
+    return arr
+
+
+def as_regression_target(y, n_samples, name="y"):
+    """Return ``y`` as a finite 1-D float64 array of length ``n_samples``."""
+    arr = as_1d_target(y, n_samples, name)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric for regression, got dtype {arr.dtype}.")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinity; drop or impute those samples first.")
     return arr
 
 
-def as_class_target(y, n_samples, name="y", *, min_classes=2):
-    """Encode class labels of any type; return ``(classes, codes)`` with codes in 0..K-1."""
-    if y is None:
-        raise TypeError(f"{name} must be an array-like of shape (n_samples,), got None.")
-    arr = np.asarray(y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D of shape (n_samples,), got shape {arr.shape}.")
-    if arr.shape[0] != n_samples:
-        raise ValueError(
-            f"{name} has {arr.shape[0]} samples but X has {n_samples}; they must have the same length."
-        )
+def as_class_target(y, n_samples, name="y", *, min_classes=2, allow_continuous=False):
+    """Encode class labels of any type; return ``(classes, codes)`` with codes in 0..K-1.
+
+    ``allow_continuous=True`` accepts non-integer float labels (each distinct value is a class),
+    which teaching functions such as :func:`tabular_trees.tree.node_impurity` allow.
+    """
+    arr = as_1d_target(y, n_samples, name)
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name} must hold class labels, got complex dtype {arr.dtype}.")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinity; drop those samples first.")
-    if arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
+    if arr.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr):
+        raise ValueError(f"{name} contains None or NaN labels; drop those samples first.")
+    if not allow_continuous and arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
         raise ValueError(
             f"{name} has continuous float values; a classifier needs class labels. "
             "Use a regressor for a continuous target."
         )
-    classes, codes = np.unique(arr, return_inverse=True)
+    try:
+        classes, codes = np.unique(arr, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"{name} labels must be mutually comparable (all numbers or all strings): {exc}") from None
     if classes.shape[0] < min_classes:
         raise ValueError(
             f"{name} has {classes.shape[0]} class(es) but at least {min_classes} are needed; "
             "check that the training set contains every class."
         )
-    return classes, np.ascontiguousarray(codes, dtype=np.int64)
+    return classes, np.ascontiguousarray(codes.ravel(), dtype=np.int64)
 
 
 def check_int(value, name, *, min_val=None, max_val=None, allow_none=False):

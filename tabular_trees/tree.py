@@ -119,31 +119,8 @@ def _check_criterion(criterion, allowed=tuple(_CRITERIA)):
 
 
 def _as_labels(y, n_samples=None, name="y"):
-    """Encode arbitrary class labels as codes 0..K-1 (no NaN, 1-D, non-empty)."""
-    if y is None:
-        raise TypeError(f"{name} must be an array-like of shape (n_samples,), got None.")
-    arr = np.asarray(y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D of shape (n_samples,), got shape {arr.shape}.")
-    if arr.shape[0] == 0:
-        raise ValueError(f"{name} is empty; at least one sample is needed.")
-    if n_samples is not None and arr.shape[0] != n_samples:
-        raise ValueError(
-            f"{name} has {arr.shape[0]} samples but X has {n_samples}; they must have the same length."
-        )
-    if arr.dtype.kind == "c":
-        raise TypeError(f"{name} must hold class labels, got complex dtype {arr.dtype}.")
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinity; drop those samples first.")
-    if arr.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr):
-        raise ValueError(f"{name} contains None or NaN labels; drop those samples first.")
-    try:
-        classes, codes = np.unique(arr, return_inverse=True)
-    except TypeError as exc:
-        raise TypeError(f"{name} labels must be mutually comparable (all numbers or all strings): {exc}") from None
-    return classes, np.ascontiguousarray(codes.ravel(), dtype=np.int64)
+    """Encode arbitrary class labels as codes 0..K-1 (no NaN, 1-D, non-empty; floats allowed)."""
+    return as_class_target(y, n_samples, name, min_classes=1, allow_continuous=True)
 
 
 def _as_target(y, n_samples, criterion, name="y"):

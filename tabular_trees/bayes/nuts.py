@@ -1,0 +1,561 @@
+"""The No-U-Turn sampler in numba, with Stan's warm-up adaptation.
+
+* multinomial NUTS (Betancourt 2017; the variant NumPyro and Stan use): trajectories
+  doubled in a random direction, progressive uniform sampling inside a new
+  subtree and biased progressive sampling when it is merged, the generalised
+  U-turn criterion on momentum sums checked for every sub-subtree, divergence
+  when the energy error exceeds 1000;
+* dual-averaging step size (Hoffman & Gelman 2014; γ = 0.05, t₀ = 10, κ = 0.75,
+  target acceptance 0.8) and a diagonal mass matrix adapted in Stan's windows
+  (75-step initial buffer, slow windows 25, 50, 100, …, 50-step terminal buffer,
+  Stan's regularisation), step size re-initialised by the doubling heuristic at
+  the end of each slow window;
+* the split-softness schedule of Cochrane et al. (Eq. 20): h decreases linearly
+  from ``h_init`` to ``h_final`` over the slow windows, stopping 100 steps
+  before the last slow window ends;
+* for HMC-DF, before every NUTS transition each split index κ is updated, in a
+  random order, by Liu's (1996) Metropolised Gibbs step.
+
+Everything runs on a flat parameter vector with the log-density chosen by an
+integer model code, so the compiled code is reused for every tree topology.
+Randomness comes from numba's generator seeded inside the compiled function, so a
+run is a deterministic function of its ``seed``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from .._validation import check_int, check_real
+from .posterior import GAUSS, log_posterior_ws, new_workspace
+
+__all__ = ["adaptation_schedule", "softness_schedule", "sample_gaussian", "run_tree_nuts"]
+
+_MAX_DELTA_H = 1000.0
+
+
+def adaptation_schedule(n_warmup):
+    """Stan's warm-up windows as a list of ``(start, end)`` (inclusive) pairs.
+
+    Examples
+    --------
+    >>> adaptation_schedule(500)
+    [(0, 74), (75, 99), (100, 149), (150, 249), (250, 449), (450, 499)]
+    """
+    if n_warmup <= 0:
+        return []
+    if n_warmup < 20:
+        return [(0, n_warmup - 1)]
+    start_buf, end_buf, init_win = 75, 50, 25
+    if start_buf + end_buf + init_win > n_warmup:
+        start_buf = int(0.15 * n_warmup)
+        end_buf = int(0.1 * n_warmup)
+        init_win = n_warmup - start_buf - end_buf
+    sched = [(0, start_buf - 1)]
+    end_start = n_warmup - end_buf
+    size, start = init_win, start_buf
+    while start < end_start:
+        cur_start, cur_size = start, size
+        if 3 * cur_size <= end_start - cur_start:
+            size = 2 * cur_size
+        else:
+            cur_size = end_start - cur_start
+        start = cur_start + cur_size
+        sched.append((cur_start, start - 1))
+    sched.append((end_start, n_warmup - 1))
+    return sched
+
+
+def softness_schedule(n_warmup):
+    """First and last warm-up step of the linear h ramp of Eq. 20 (``(-1, -1)`` if none).
+
+    The ramp starts with the first slow window and ends 100 steps before the last
+    slow window ends (or at its end if the windows are shorter than that).
+
+    Examples
+    --------
+    >>> softness_schedule(500)
+    (75, 349)
+    """
+    sched = adaptation_schedule(n_warmup)
+    if len(sched) < 3:
+        return (0, n_warmup - 1) if n_warmup > 0 else (-1, -1)
+    start = sched[1][0]
+    end = sched[-2][1] - 100
+    if end <= start:
+        end = sched[-2][1]
+    return start, end
+
+
+@numba.njit(cache=True, inline="always")
+def _lp(theta, grad, need_grad, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos,
+        leaf_pos, hyp, alpha_cls, wsp):
+    return log_posterior_ws(theta, grad, model, need_grad, True, h, X, w, ysum, yss, ycnt, left,
+                            right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+
+
+@numba.njit(cache=True, inline="always")
+def _leapfrog(theta, r, grad, eps, inv_mass, model, h, X, w, ysum, yss, ycnt, left, right, feature,
+              int_pos, leaf_pos, hyp, alpha_cls, wsp):
+    d = theta.shape[0]
+    for i in range(d):
+        r[i] += 0.5 * eps * grad[i]
+        theta[i] += eps * inv_mass[i] * r[i]
+    lp = _lp(theta, grad, True, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos,
+             leaf_pos, hyp, alpha_cls, wsp)
+    for i in range(d):
+        r[i] += 0.5 * eps * grad[i]
+    return lp
+
+
+@numba.njit(cache=True)
+def _kinetic(r, inv_mass):
+    k = 0.0
+    for i in range(r.shape[0]):
+        k += inv_mass[i] * r[i] * r[i]
+    return 0.5 * k
+
+
+@numba.njit(cache=True)
+def _turning(p_left, p_right, rho, inv_mass):
+    # generalised criterion with NumPyro's centring of the momentum sum
+    a = 0.0
+    b = 0.0
+    for i in range(rho.shape[0]):
+        c = rho[i] - 0.5 * (p_left[i] + p_right[i])
+        a += inv_mass[i] * p_left[i] * c
+        b += inv_mass[i] * p_right[i] * c
+    return a <= 0.0 or b <= 0.0
+
+
+@numba.njit(cache=True)
+def _turning_block(p_left, p_right, rho_end, rho_start, inv_mass):
+    # _turning with rho = rho_end - rho_start, without allocating
+    a = 0.0
+    b = 0.0
+    for i in range(rho_end.shape[0]):
+        c = rho_end[i] - rho_start[i] - 0.5 * (p_left[i] + p_right[i])
+        a += inv_mass[i] * p_left[i] * c
+        b += inv_mass[i] * p_right[i] * c
+    return a <= 0.0 or b <= 0.0
+
+
+@numba.njit(cache=True)
+def _logaddexp(a, b):
+    if a == -np.inf:
+        return b
+    if b == -np.inf:
+        return a
+    m = max(a, b)
+    return m + math.log(math.exp(a - m) + math.exp(b - m))
+
+
+@numba.njit(cache=True, inline="always")
+def _copy3(a, b, c, a_src, b_src, c_src):
+    for k in range(a.shape[0]):
+        a[k] = a_src[k]
+        b[k] = b_src[k]
+        c[k] = c_src[k]
+
+
+@numba.njit(cache=True)
+def _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, model, h, X, w, ysum, yss, ycnt, left,
+                     right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats):
+    """One multinomial-NUTS transition; updates theta/grad in place, returns the new log-density.
+
+    ``stats`` receives [mean acceptance statistic, tree depth, n_leapfrog, diverged].
+    """
+    d = theta.shape[0]
+    r0 = np.empty(d)
+    for i in range(d):
+        r0[i] = np.random.standard_normal() / math.sqrt(inv_mass[i])
+    H0 = -lp + _kinetic(r0, inv_mass)
+    thL = theta.copy(); rL = r0.copy(); gL = grad.copy()
+    thR = theta.copy(); rR = r0.copy(); gR = grad.copy()
+    prop = theta.copy(); prop_g = grad.copy(); prop_lp = lp
+    rho = r0.copy()
+    log_w = 0.0
+    sum_acc = 0.0
+    n_steps = 0
+    diverged = False
+    depth = 0
+    ck_p = np.zeros((max_depth + 1, d))
+    ck_rho = np.zeros((max_depth + 1, d))
+    th = np.empty(d); r = np.empty(d); g = np.empty(d)
+    sub_prop = np.empty(d); sub_g = np.empty(d)
+    sub_rho = np.empty(d)
+    while depth < max_depth:
+        direction = 1 if np.random.random() < 0.5 else -1
+        if direction == 1:
+            _copy3(th, r, g, thR, rR, gR)
+        else:
+            _copy3(th, r, g, thL, rL, gL)
+        sub_logw = -np.inf
+        sub_lp = 0.0
+        for k in range(d):
+            sub_rho[k] = 0.0
+        turning = False
+        n_sub = 1 << depth
+        for i in range(n_sub):
+            lpi = _leapfrog(th, r, g, direction * eps, inv_mass, model, h, X, w, ysum, yss, ycnt, left,
+                            right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+            dH = -lpi + _kinetic(r, inv_mass) - H0
+            if not (dH == dH):
+                dH = np.inf
+            n_steps += 1
+            sum_acc += 1.0 if dH <= 0.0 else math.exp(-dH)
+            if dH > _MAX_DELTA_H:
+                diverged = True
+                break
+            lw = -dH
+            new_logw = _logaddexp(sub_logw, lw)
+            if math.log(np.random.random()) < lw - new_logw:
+                for k in range(d):
+                    sub_prop[k] = th[k]
+                    sub_g[k] = g[k]
+                sub_lp = lpi
+            sub_logw = new_logw
+            for lvl in range(1, depth + 1):
+                if i % (1 << lvl) == 0:
+                    for k in range(d):
+                        ck_p[lvl, k] = r[k]
+                        ck_rho[lvl, k] = sub_rho[k]
+            for k in range(d):
+                sub_rho[k] += r[k]
+            for lvl in range(1, depth + 1):
+                if (i + 1) % (1 << lvl) == 0:
+                    if _turning_block(ck_p[lvl], r, sub_rho, ck_rho[lvl], inv_mass):
+                        turning = True
+                        break
+            if turning:
+                break
+        if diverged or turning:
+            break
+        if direction == 1:
+            _copy3(thR, rR, gR, th, r, g)
+        else:
+            _copy3(thL, rL, gL, th, r, g)
+        if math.log(np.random.random()) < sub_logw - log_w:
+            prop[:] = sub_prop; prop_g[:] = sub_g; prop_lp = sub_lp
+        log_w = _logaddexp(log_w, sub_logw)
+        rho += sub_rho
+        depth += 1
+        if _turning(rL, rR, rho, inv_mass):
+            break
+    theta[:] = prop
+    grad[:] = prop_g
+    stats[0] = sum_acc / max(n_steps, 1)
+    stats[1] = depth
+    stats[2] = n_steps
+    stats[3] = 1.0 if diverged else 0.0
+    return prop_lp
+
+
+@numba.njit(cache=True)
+def _reasonable_step_size(eps, theta, lp, grad, inv_mass, model, h, X, w, ysum, yss, ycnt, left, right,
+                          feature, int_pos, leaf_pos, hyp, alpha_cls, wsp):
+    d = theta.shape[0]
+    th = np.empty(d); r = np.empty(d); g = np.empty(d)
+    last_dir = 0
+    direction = 0
+    target = math.log(0.8)
+    while True:
+        eps = eps * (2.0 ** direction)
+        th[:] = theta; g[:] = grad
+        for i in range(d):
+            r[i] = np.random.standard_normal() / math.sqrt(inv_mass[i])
+        H0 = -lp + _kinetic(r, inv_mass)
+        lpn = _leapfrog(th, r, g, eps, inv_mass, model, h, X, w, ysum, yss, ycnt, left, right, feature,
+                        int_pos, leaf_pos, hyp, alpha_cls, wsp)
+        dH = -lpn + _kinetic(r, inv_mass) - H0
+        new_dir = 1 if target < -dH else -1  # NaN → -1
+        last_dir = direction
+        direction = new_dir
+        if (eps <= 1e-300 and direction < 0) or (eps >= 1e300 and direction > 0):
+            break
+        if not (last_dir == 0 or direction == last_dir):
+            break
+    return eps
+
+
+@numba.njit(cache=True)
+def _gibbs_features(theta, lp, grad, model, h, n_features, X, w, ysum, yss, ycnt, left, right, feature,
+                    int_pos, leaf_pos, hyp, alpha_cls, wsp):
+    """Liu's Metropolised Gibbs update of every split index, in random order (HMC-DF)."""
+    n_nodes = left.shape[0]
+    inner = np.empty(n_nodes, dtype=np.int64)
+    k = 0
+    for n in range(n_nodes):
+        if left[n] >= 0:
+            inner[k] = n
+            k += 1
+    order = inner[:k].copy()
+    np.random.shuffle(order)
+    lps = np.empty(n_features)
+    changed = 0
+    for n in order:
+        cur = feature[n]
+        for f in range(n_features):
+            if f == cur:
+                lps[f] = lp
+            else:
+                feature[n] = f
+                lps[f] = _lp(theta, grad, False, model, h, X, w, ysum, yss, ycnt, left, right, feature,
+                             int_pos, leaf_pos, hyp, alpha_cls, wsp)
+        feature[n] = cur
+        # log(1 - π(cur)) relative to the normaliser, via the other values
+        mx = -np.inf
+        for f in range(n_features):
+            if f != cur and lps[f] > mx:
+                mx = lps[f]
+        if mx == -np.inf:
+            continue
+        s_other = 0.0
+        for f in range(n_features):
+            if f != cur:
+                s_other += math.exp(lps[f] - mx)
+        u = np.random.random() * s_other
+        acc = 0.0
+        prop = -1
+        for f in range(n_features):
+            if f != cur:
+                acc += math.exp(lps[f] - mx)
+                if u < acc and prop < 0:
+                    prop = f
+        if prop < 0:
+            prop = cur - 1 if cur > 0 else cur + 1
+        # 1-π(cur) ∝ s_other·e^mx ; 1-π(prop) ∝ s_other·e^mx - e^{lp_prop} + e^{lp_cur}
+        log_num = math.log(s_other) + mx
+        tmp = s_other - math.exp(lps[prop] - mx) + math.exp(lps[cur] - mx)
+        log_den = math.log(max(tmp, 1e-300)) + mx
+        if math.log(np.random.random()) < log_num - log_den:
+            feature[n] = prop
+            lp = lps[prop]
+            changed += 1
+    lp = _lp(theta, grad, True, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos,
+             leaf_pos, hyp, alpha_cls, wsp)
+    return lp
+
+
+@numba.njit(cache=True)
+def _run_nuts(theta0, seed, n_warmup, n_samples, max_depth, target_accept, win_start, win_end,
+              ramp_start, ramp_end, h_init, h_final, gibbs, n_features, model, X, w, ysum, yss, ycnt,
+              left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, samples, feat_samples, lps, info):
+    """Warm-up with adaptation then ``n_samples`` draws.
+
+    ``info`` receives [divergences in warm-up, divergences in sampling, final step size,
+    mean acceptance statistic while sampling, total leapfrog steps, final h].
+    """
+    np.random.seed(seed)
+    d = theta0.shape[0]
+    # one workspace for every density evaluation of the run (nothing is allocated per call)
+    wsp = new_workspace(X, left.shape[0], model)
+    theta = theta0.copy()
+    grad = np.zeros(d)
+    inv_mass = np.ones(d)
+    stats = np.zeros(4)
+    h = h_init if n_warmup > 0 else h_final
+    lp = _lp(theta, grad, True, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos, leaf_pos,
+             hyp, alpha_cls, wsp)
+    n_div_w = 0.0
+    n_div_s = 0.0
+    n_leap = 0.0
+    eps = 1.0
+    n_win = win_start.shape[0]
+    if d > 0 and n_warmup > 0:
+        eps = _reasonable_step_size(1.0, theta, lp, grad, inv_mass, model, h, X, w, ysum, yss, ycnt, left,
+                                    right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+    # dual averaging state
+    mu = math.log(10.0 * eps)
+    x_avg = 0.0
+    g_avg = 0.0
+    t_da = 0
+    # Welford state
+    wm = np.zeros(d)
+    wm2 = np.zeros(d)
+    wn = 0
+    win = 0
+    h_step = 0.0
+    if ramp_end >= ramp_start and ramp_start >= 0:
+        h_step = (h_final - h_init) / (ramp_end - ramp_start + 1)
+    for t in range(n_warmup):
+        if gibbs and n_features > 1:
+            lp = _gibbs_features(theta, lp, grad, model, h, n_features, X, w, ysum, yss, ycnt, left, right,
+                                 feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+        if d > 0:
+            lp = _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, model, h, X, w, ysum, yss, ycnt,
+                                  left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats)
+            n_div_w += stats[3]
+            n_leap += stats[2]
+            # dual averaging
+            t_da += 1
+            g_avg = (1.0 - 1.0 / (t_da + 10.0)) * g_avg + (target_accept - stats[0]) / (t_da + 10.0)
+            x_t = mu - math.sqrt(t_da) / 0.05 * g_avg
+            wt = t_da ** (-0.75)
+            x_avg = (1.0 - wt) * x_avg + wt * x_t
+            eps = math.exp(x_avg) if t == n_warmup - 1 else math.exp(x_t)
+            eps = min(max(eps, 1e-300), 1e300)
+        # softness schedule
+        if ramp_start <= t <= ramp_end:
+            h = h + h_step
+            if t == ramp_end:
+                h = h_final
+            lp = _lp(theta, grad, True, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos,
+                     leaf_pos, hyp, alpha_cls, wsp)
+        # mass matrix windows
+        middle = 0 < win < n_win - 1
+        if middle and d > 0:
+            wn += 1
+            for i in range(d):
+                delta = theta[i] - wm[i]
+                wm[i] += delta / wn
+                wm2[i] += delta * (theta[i] - wm[i])
+        if win < n_win and t == win_end[win]:
+            if middle and d > 0:
+                for i in range(d):
+                    var = wm2[i] / (wn - 1) if wn > 1 else 1.0
+                    inv_mass[i] = (wn / (wn + 5.0)) * var + 1e-3 * (5.0 / (wn + 5.0))
+                wm[:] = 0.0
+                wm2[:] = 0.0
+                wn = 0
+                eps = _reasonable_step_size(eps, theta, lp, grad, inv_mass, model, h, X, w, ysum, yss, ycnt,
+                                            left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+                mu = math.log(10.0) + math.log(eps)
+                x_avg = 0.0
+                g_avg = 0.0
+                t_da = 0
+            win += 1
+    if h != h_final:
+        h = h_final
+        lp = _lp(theta, grad, True, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos, leaf_pos,
+                 hyp, alpha_cls, wsp)
+    acc_sum = 0.0
+    for s in range(n_samples):
+        if gibbs and n_features > 1:
+            lp = _gibbs_features(theta, lp, grad, model, h, n_features, X, w, ysum, yss, ycnt, left, right,
+                                 feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+        if d > 0:
+            lp = _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, model, h, X, w, ysum, yss, ycnt,
+                                  left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats)
+            n_div_s += stats[3]
+            n_leap += stats[2]
+            acc_sum += stats[0]
+        samples[s, :] = theta
+        feat_samples[s, :] = feature
+        lps[s] = lp
+    info[0] = n_div_w
+    info[1] = n_div_s
+    info[2] = eps
+    info[3] = acc_sum / max(n_samples, 1)
+    info[4] = n_leap
+    info[5] = h
+    return inv_mass
+
+
+def _schedule_arrays(n_warmup):
+    sched = adaptation_schedule(n_warmup)
+    ws = np.array([s for s, _ in sched], dtype=np.int64)
+    we = np.array([e for _, e in sched], dtype=np.int64)
+    rs, re = softness_schedule(n_warmup)
+    return ws, we, rs, re
+
+
+def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_init=0.01, h_final=None,
+                  max_tree_depth=10, target_accept=0.8):
+    """NUTS (HMC-within-Gibbs for HMC-DF) on the parameters of a fixed tree topology.
+
+    Parameters
+    ----------
+    posterior : TreePosterior
+    tree : SoftTree
+        Topology and split indices (κ are updated for HMC-DF and returned).
+    theta0 : ndarray
+        Starting unconstrained vector (see :meth:`TreePosterior.pack`).
+    n_warmup, n_samples : int
+        Adaptation steps and draws kept.
+    seed : int
+        Seed of the compiled generator; a run is a deterministic function of it.
+    h_init, h_final : float
+        Split softness at the start and end of warm-up (Eq. 20); ``h_final`` defaults to ``h_init``.
+    max_tree_depth : int, default=10
+    target_accept : float, default=0.8
+
+    Returns
+    -------
+    samples : ndarray (n_samples, dim)
+    features : ndarray (n_samples, n_nodes) of split indices
+    logps : ndarray (n_samples,) log-densities (unconstrained, at ``h_final``)
+    info : dict with ``divergences_warmup``, ``divergences``, ``step_size``, ``accept_stat``,
+        ``n_leapfrog``, ``h``, ``inverse_mass``.
+
+    Examples
+    --------
+    >>> from tabular_trees.bayes.posterior import TreePosterior
+    >>> from tabular_trees.bayes.soft_tree import SoftTree
+    >>> rng = np.random.default_rng(0); X = rng.random((50, 1)); y = (X[:, 0] > 0.5) + 0.1 * rng.normal(size=50)
+    >>> post = TreePosterior(X, y, "regression", use_simplex=False)
+    >>> tree = SoftTree(1).grow(0, 0, 0.3, None, 0.5)
+    >>> s, f, lp, info = run_tree_nuts(post, tree, post.pack(tree, sigma=1.0), n_warmup=100, n_samples=20, seed=1)
+    >>> s.shape
+    (20, 4)
+    """
+    n_warmup = check_int(n_warmup, "n_warmup", min_val=0)
+    n_samples = check_int(n_samples, "n_samples", min_val=1)
+    max_tree_depth = check_int(max_tree_depth, "max_tree_depth", min_val=1, max_val=30)
+    h_init = check_real(h_init, "h_init", min_val=0.0, include_boundaries="neither")
+    h_final = h_init if h_final is None else check_real(h_final, "h_final", min_val=0.0, include_boundaries="neither")
+    target_accept = check_real(target_accept, "target_accept", min_val=0.0, max_val=1.0, include_boundaries="neither")
+    if tree.n_features != posterior.n_features or tree.use_simplex != posterior.use_simplex:
+        raise ValueError("tree does not match the posterior (number of features or split type differ).")
+    theta0 = np.ascontiguousarray(theta0, dtype=np.float64)
+    if theta0.shape != (posterior.dim(tree),):
+        raise ValueError(f"theta0 must have shape ({posterior.dim(tree)},), got {theta0.shape}.")
+    if not np.all(np.isfinite(theta0)):
+        raise ValueError("theta0 contains NaN or infinity.")
+    ws, we, rs, re = _schedule_arrays(n_warmup)
+    feature = tree.feature.copy()
+    int_pos, leaf_pos = posterior.positions(tree)
+    samples = np.zeros((n_samples, theta0.shape[0]))
+    feats = np.zeros((n_samples, tree.n_nodes), dtype=np.int64)
+    lps = np.zeros(n_samples)
+    info = np.zeros(6)
+    inv_mass = _run_nuts(theta0, int(seed), n_warmup, n_samples, max_tree_depth, target_accept, ws, we, rs, re,
+                         h_init, h_final, not posterior.use_simplex, posterior.n_features, posterior.model,
+                         posterior.X, posterior.w, posterior.ysum, posterior.yss, posterior.ycnt, tree.left,
+                         tree.right, feature, int_pos, leaf_pos, posterior.hyp, posterior.alpha_cls, samples,
+                         feats, lps, info)
+    return samples, feats, lps, dict(divergences_warmup=int(info[0]), divergences=int(info[1]), step_size=info[2],
+                                     accept_stat=info[3], n_leapfrog=int(info[4]), h=info[5], inverse_mass=inv_mass)
+
+
+def sample_gaussian(mean, cov, *, n_warmup=500, n_samples=1000, seed=0, max_tree_depth=10, target_accept=0.8):
+    """Run the same compiled NUTS on a Gaussian target N(mean, cov) — a test of the sampler.
+
+    Examples
+    --------
+    >>> s, info = sample_gaussian([0.0, 1.0], [[1.0, 0.5], [0.5, 2.0]], n_samples=200, seed=0)
+    >>> s.shape
+    (200, 2)
+    """
+    mean = np.ascontiguousarray(mean, dtype=np.float64).ravel()
+    cov = np.asarray(cov, dtype=np.float64)
+    d = mean.shape[0]
+    if cov.shape != (d, d) or not np.all(np.isfinite(cov)) or not np.all(np.isfinite(mean)):
+        raise ValueError(f"cov must be a finite ({d}, {d}) matrix and mean finite.")
+    prec = np.ascontiguousarray(np.linalg.inv(cov))
+    n_warmup = check_int(n_warmup, "n_warmup", min_val=0)
+    n_samples = check_int(n_samples, "n_samples", min_val=1)
+    ws, we, rs, re = _schedule_arrays(n_warmup)
+    i1 = np.zeros(1, dtype=np.int64)
+    samples = np.zeros((n_samples, d))
+    feats = np.zeros((n_samples, 1), dtype=np.int64)
+    lps = np.zeros(n_samples)
+    info = np.zeros(6)
+    inv_mass = _run_nuts(mean * 0.0 + 3.0, int(seed), n_warmup, n_samples, max_tree_depth, target_accept, ws, we, -1,
+                         -1, 1.0, 1.0, False, 1, GAUSS, prec, np.zeros(1), mean, np.zeros(1), np.zeros((1, 1)),
+                         i1 - 1, i1 - 1, i1.copy(), i1, i1, np.zeros(5), np.ones(1), samples, feats, lps, info)
+    return samples, dict(divergences_warmup=int(info[0]), divergences=int(info[1]), step_size=info[2],
+                         accept_stat=info[3], n_leapfrog=int(info[4]), inverse_mass=inv_mass)

@@ -1,0 +1,201 @@
+"""NUTS, RJHMC-Tree moves and the CGM baseline of tabular_trees.bayes."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate
+from scipy.special import betaln
+from scipy.stats import invgamma, norm
+
+from tabular_trees.bayes import (SoftTree, TreePosterior, adaptation_schedule, cgm_chain, cgm_log_marginal,
+                                 log_tree_prior, propose_move, rjhmc_chain, run_tree_nuts, sample_gaussian,
+                                 softness_schedule)
+
+
+def test_adaptation_schedule_is_stans():
+    assert adaptation_schedule(500) == [(0, 74), (75, 99), (100, 149), (150, 249), (250, 449), (450, 499)]
+    assert adaptation_schedule(10) == [(0, 9)]
+    assert adaptation_schedule(100) == [(0, 14), (15, 89), (90, 99)]
+    assert softness_schedule(500) == (75, 349)
+
+
+@pytest.mark.parametrize("cov", [np.diag([1.0, 4.0, 0.25]), np.array([[1.0, 0.9, 0.0], [0.9, 1.0, 0.3], [0.0, 0.3, 2.0]])])
+def test_nuts_recovers_gaussian_moments(cov):
+    mean = np.array([1.0, -2.0, 0.5])
+    s, info = sample_gaussian(mean, cov, n_warmup=500, n_samples=4000, seed=3)
+    sd = np.sqrt(np.diag(cov))
+    # NUTS draws on a Gaussian are nearly independent; allow an effective size of N/4
+    n_eff = s.shape[0] / 4
+    assert np.all(np.abs(s.mean(0) - mean) < 4 * sd / np.sqrt(n_eff))
+    var = s.var(0)
+    assert np.all(np.abs(var / np.diag(cov) - 1) < 4 * np.sqrt(2 / n_eff))
+    corr = np.corrcoef(s.T)[0, 1]
+    assert corr == pytest.approx(cov[0, 1] / (sd[0] * sd[1]), abs=0.05)
+    assert info["divergences"] == 0
+
+
+def test_nuts_same_seed_same_chain():
+    a, _ = sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=11)
+    b, _ = sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=11)
+    c, _ = sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=12)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def _small_regression(seed=0, n=40):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 1))
+    y = np.where(X[:, 0] > 0.4, 1.0, -0.5) + 0.3 * rng.normal(size=n)
+    return X, y
+
+
+def test_fixed_topology_nuts_matches_long_random_walk():
+    X, y = _small_regression()
+    post = TreePosterior(X, y, "regression", use_simplex=False)
+    tree = SoftTree(1).grow(0, 0, 0.5, None, 0.0)
+    h = 0.1
+    theta0 = post.pack(tree, 0.5)
+    s, _, _, info = run_tree_nuts(post, tree, theta0, n_warmup=500, n_samples=3000, seed=5, h_init=h)
+    # long random-walk Metropolis on the same unconstrained density
+    rng = np.random.default_rng(0)
+    cur = s[0].copy()
+    lp = post.logp(tree, cur, h)
+    step = 1.2 * s.std(0)
+    rw = []
+    for i in range(60000):
+        prop = cur + step * rng.normal(size=cur.shape[0]) / 2
+        lpp = post.logp(tree, prop, h)
+        if math.log(rng.random()) < lpp - lp:
+            cur, lp = prop, lpp
+        if i % 10 == 0:
+            rw.append(cur.copy())
+    rw = np.array(rw[500:])
+    sd = rw.std(0)
+    np.testing.assert_array_less(np.abs(s.mean(0) - rw.mean(0)), 0.2 * sd + 1e-3)
+    np.testing.assert_allclose(s.std(0), sd, rtol=0.2)
+
+
+def test_hmc_df_gibbs_finds_the_informative_feature():
+    rng = np.random.default_rng(1)
+    X = rng.random((80, 3))
+    y = np.where(X[:, 2] > 0.5, 2.0, 0.0) + 0.2 * rng.normal(size=80)
+    post = TreePosterior(X, y, "regression", use_simplex=False)
+    tree = SoftTree(3).grow(0, 0, 0.5, None, 0.0)
+    _, feats, _, _ = run_tree_nuts(post, tree, post.pack(tree, 1.0), n_warmup=150, n_samples=20, seed=2, h_init=0.05)
+    assert np.all(feats[:, 0] == 2)
+
+
+def test_grow_prune_reversible_and_ratio_terms_cancel():
+    X, y = _small_regression(n=30)
+    X = np.column_stack([X, np.random.default_rng(3).random(30)])
+    for use_simplex in (False, True):
+        post = TreePosterior(X, y, "regression", use_simplex, alpha=0.45, beta=2.5)
+        rng = np.random.default_rng(4)
+        base = SoftTree(2, use_simplex).grow(0, 1, 0.4, np.array([0.3, 0.7]), 0.8)
+        probs = (0.5, 0.25, 0.25)
+        grown, lq_grow, mv = propose_move(post, base, "grow", probs, rng)
+        assert mv == "grow" and grown.prunable_nodes().shape[0] == 1
+        pruned, lq_prune, mv = propose_move(post, grown, "prune", probs, rng)
+        assert mv == "prune" and pruned.same_as(base)
+        assert lq_grow + lq_prune == pytest.approx(0.0, abs=1e-10)
+        h, sigma = 0.05, 0.6
+        lp_base = post.log_posterior(base, post.pack(base, sigma), h)
+        lp_grown = post.log_posterior(grown, post.pack(grown, sigma), h)
+        log_a_fwd = lp_grown - lp_base + lq_grow
+        log_a_bwd = lp_base - lp_grown + lq_prune
+        assert log_a_fwd == pytest.approx(-log_a_bwd, abs=1e-9)
+        # prior densities of the drawn parameters cancel: only likelihood, topology prior and move probabilities remain
+        th_b, th_g = post.pack(base, sigma), post.pack(grown, sigma)
+        expected = (post.log_likelihood(grown, th_g, h) - post.log_likelihood(base, th_b, h)
+                    + log_tree_prior(grown, 0.45, 2.5) - log_tree_prior(base, 0.45, 2.5)
+                    + math.log(0.25 / 1) - math.log(0.5 / 2))
+        assert log_a_fwd == pytest.approx(expected, abs=1e-8)
+
+
+def test_prune_of_stump_is_a_stay():
+    X, y = _small_regression()
+    post = TreePosterior(X, y, "regression", False)
+    t, lq, mv = propose_move(post, SoftTree(1), "prune", (0.2, 0.2, 0.6), np.random.default_rng(0))
+    assert mv == "stay" and lq == 0.0 and t.n_leaves == 1
+
+
+@pytest.mark.parametrize("use_simplex", [False, True])
+def test_rjhmc_same_seed_same_chain_and_finds_split(use_simplex):
+    X, y = _small_regression(n=60)
+    post = TreePosterior(X, y, "regression", use_simplex, alpha=0.45, beta=2.5)
+    kw = dict(n_iter=8, n_burnin=4, k_warmup=40, h_init=0.05, h_final=0.02)
+    a = rjhmc_chain(post, seed=7, **kw)
+    b = rjhmc_chain(post, seed=7, **kw)
+    np.testing.assert_array_equal(a["n_leaves"], b["n_leaves"])
+    np.testing.assert_array_equal(a["log_posterior"], b["log_posterior"])
+    for ta, tb in zip(a["trees"], b["trees"]):
+        assert ta.same_as(tb)
+    assert a["n_leaves"][-1] >= 2
+
+
+def test_rjhmc_classification_runs():
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 2))
+    y = (X[:, 0] > 0.5).astype(int) + (X[:, 1] > 0.5).astype(int)
+    post = TreePosterior(X, y, "classification", True, n_classes=3, alpha=0.9, beta=1.0)
+    out = rjhmc_chain(post, n_iter=6, n_burnin=3, seed=0, k_warmup=30, h_init=0.05, h_final=0.05)
+    for P in out["leaf_probs"]:
+        np.testing.assert_allclose(P.sum(1), 1.0)
+
+
+def test_cgm_regression_marginal_matches_numerical_integration():
+    y = np.array([0.3, 1.1, 0.7])
+    nu, lam, a, mubar = 3.0, 0.5, 0.5, 0.2
+    X = np.zeros((3, 1))
+
+    def integrand(mu, s2):
+        return (np.prod(norm.pdf(y, mu, np.sqrt(s2))) * norm.pdf(mu, mubar, np.sqrt(s2 / a))
+                * invgamma.pdf(s2, nu / 2, scale=nu * lam / 2))
+
+    val, _ = integrate.dblquad(integrand, 1e-6, 40, -15, 15, epsabs=1e-12)
+    assert cgm_log_marginal(SoftTree(1), X, y, "regression", (nu, lam, a, mubar)) == pytest.approx(np.log(val), abs=1e-5)
+
+
+def test_cgm_classification_marginal_is_beta_function():
+    y = np.array([0, 1, 1, 1, 0, 1])
+    X = np.zeros((6, 1))
+    assert cgm_log_marginal(SoftTree(1), X, y, "classification", (2, 1.0)) == pytest.approx(betaln(3, 5))
+
+
+def test_cgm_chain_finds_the_step_and_is_reproducible():
+    X, y = _small_regression(n=80)
+    a = cgm_chain(X, y, "regression", n_iter=400, n_burnin=200, seed=0, alpha=0.45, beta=2.5)
+    b = cgm_chain(X, y, "regression", n_iter=400, n_burnin=200, seed=0, alpha=0.45, beta=2.5)
+    np.testing.assert_array_equal(a["n_leaves"], b["n_leaves"])
+    assert np.median(a["n_leaves"][200:]) >= 2
+    t = a["trees"][-1]
+    assert np.any(np.abs(t.threshold[t.internal_nodes()] - 0.4) < 0.1)
+
+
+def test_sampler_bad_inputs():
+    X, y = _small_regression()
+    post = TreePosterior(X, y, "regression", False)
+    tree = SoftTree(1)
+    with pytest.raises(ValueError, match="h_init"):
+        run_tree_nuts(post, tree, post.pack(tree, 1.0), n_warmup=10, h_init=0.0)
+    with pytest.raises(ValueError, match="n_warmup"):
+        run_tree_nuts(post, tree, post.pack(tree, 1.0), n_warmup=-1)
+    with pytest.raises(ValueError, match="theta0"):
+        run_tree_nuts(post, tree, np.zeros(5), n_warmup=10)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        run_tree_nuts(post, tree, np.array([np.nan, 0.0]), n_warmup=10)
+    with pytest.raises(ValueError, match="n_iter"):
+        rjhmc_chain(post, n_iter=-1, n_burnin=0, seed=0)
+    with pytest.raises(ValueError, match="sampling_probs"):
+        rjhmc_chain(post, n_iter=2, n_burnin=0, seed=0, sampling_probs=(0.0, 0.5, 0.5))
+    with pytest.raises(ValueError, match="alpha"):
+        TreePosterior(X, y, "regression", False, alpha=1.5)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        TreePosterior(np.full_like(X, np.nan), y, "regression", False)
+    with pytest.raises(ValueError, match="task"):
+        TreePosterior(X, y, "ranking", False)
+    with pytest.raises(ValueError, match="class codes"):
+        TreePosterior(X, np.full(X.shape[0], 3), "classification", False, n_classes=2)
+    with pytest.raises(ValueError, match="move"):
+        propose_move(post, tree, "jump", (0.2, 0.2, 0.6), np.random.default_rng(0))

@@ -99,3 +99,16 @@ def test_bad_data():
     reg = BayesianTreeRegressor(**FAST).fit(X, np.arange(10.0))
     with pytest.raises(ValueError, match="features"):
         reg.predict(np.zeros((2, 3)))
+
+
+def test_hmc_dfi_classifier_runs_on_iris_with_short_warmup():
+    """Regression test: short adaptation drives simplex coordinates far out; this crashed with
+    ZeroDivisionError in the stick-breaking gradient before the log-space fix."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    est = BayesianTreeClassifier(method="hmc-dfi", n_iter=16, n_burnin=8, k_warmup=20, h_init=0.01,
+                                 h_final=0.01, alpha=0.7, beta=1.0, n_chains=2, random_state=0)
+    est.fit(X[::2], y[::2])
+    proba = est.predict_proba(X[1::2])
+    assert proba.shape == (75, 3) and np.allclose(proba.sum(axis=1), 1.0)

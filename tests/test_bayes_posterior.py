@@ -169,3 +169,13 @@ def test_bad_inputs_raise():
         soft_leaf_probabilities("tree", np.zeros((2, 2)), h=0.1)
     with pytest.raises(ValueError, match="leaf"):
         t.grow(0, 0, 0.5, None, 0.0).grow(0, 0, 0.5, None, 0.0)
+
+
+@pytest.mark.parametrize("y", [[800.0, 0.0, 0.0], [0.0, 800.0, -3.0], [-800.0, 800.0, 800.0]])
+def test_stick_breaking_is_finite_far_out(y):
+    """A break that takes (almost) the whole stick underflows the rest of the stick to zero; the
+    map must still return a simplex and a finite log-Jacobian (it used to take log(0))."""
+    y = np.array(y)
+    x = stick_breaking(y)
+    assert np.all(np.isfinite(x)) and np.all(x >= 0) and abs(x.sum() - 1.0) < 1e-12
+    assert np.isfinite(stick_breaking_log_jacobian(y))

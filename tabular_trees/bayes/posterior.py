@@ -62,19 +62,31 @@ def _digamma(x):
 
 
 @numba.njit(cache=True)
+def _log_sigmoid(a):
+    """log(1 / (1 + exp(-a))) without overflow or underflow to log(0)."""
+    if a >= 0.0:
+        return -math.log1p(math.exp(-a))
+    return a - math.log1p(math.exp(a))
+
+
+@numba.njit(cache=True)
 def _stick_forward(y, x):
-    """Stan's stick-breaking map R^{K-1} → simplex in R^K; returns the log-Jacobian."""
+    """Stan's stick-breaking map R^{K-1} → simplex in R^K; returns the log-Jacobian.
+
+    The remaining stick is carried in log space, so a far-out ``y`` (a break taking the whole
+    stick) gives tiny but valid simplex entries and a finite log-Jacobian instead of log(0).
+    """
     K = x.shape[0]
-    rem = 1.0
+    log_rem = 0.0
     logj = 0.0
     for k in range(K - 1):
-        z = _sigmoid(y[k] - math.log(K - 1 - k))
-        x[k] = rem * z
-        logj += math.log(max(z, 1e-300)) + math.log(max(1.0 - z, 1e-300)) + math.log(rem)
-        rem -= x[k]
-        if rem < 0.0:
-            rem = 0.0
-    x[K - 1] = rem
+        a = y[k] - math.log(K - 1 - k)
+        log_z = _log_sigmoid(a)
+        log_1mz = _log_sigmoid(-a)
+        x[k] = math.exp(log_rem + log_z)
+        logj += log_z + log_1mz + log_rem
+        log_rem += log_1mz
+    x[K - 1] = math.exp(log_rem)
     return logj
 
 
@@ -85,9 +97,11 @@ def _stick_backward(y, x, gx, gy, with_jac):
     gs = gx[K - 1]
     # remainders s_k before each break
     for k in range(K - 2, -1, -1):
-        s_k = 1.0
+        # remaining stick before break k, as a product of (1 - z_j): no cancellation, never negative
+        log_s = 0.0
         for kk in range(k):
-            s_k -= x[kk]
+            log_s += _log_sigmoid(-(y[kk] - math.log(K - 1 - kk)))
+        s_k = math.exp(log_s)
         z = _sigmoid(y[k] - math.log(K - 1 - k))
         gz = (gx[k] - gs) * s_k
         g = gz * z * (1.0 - z)
@@ -96,7 +110,9 @@ def _stick_backward(y, x, gx, gy, with_jac):
         gy[k] = g
         gs_new = gx[k] * z + gs * (1.0 - z)
         if with_jac and k > 0:
-            gs_new += 1.0 / s_k
+            # d log s_k / d s_k; s_k can underflow to 0 far out in y, where a huge gradient
+            # makes the sampler report a divergence instead of crashing
+            gs_new += 1.0 / max(s_k, 1e-300)
         gs = gs_new
 
 

@@ -140,10 +140,17 @@ def _row_terms(X, Y, i, a2, b2, inv_sx, inv_sy, aai, dot_row, use_tab, cx, cy, t
 
     Features flagged in ``use_tab`` have few distinct values: their terms are gathered from
     tables precomputed on the distinct values (``tab_G`` holds Sigma*Tdot for AAA and Tdot for AAI).
+    For AAI, ``dot_row`` (scratch of length m) receives Sigma = <x_i, y_j> + beta^2 first.
     """
     F = X.shape[1]
     m = Y.shape[0]
     c_tdot = a2 * _INV_PI
+    if aai:
+        for j in range(m):
+            acc = b2
+            for f in range(F):
+                acc += X[i, f] * Y[j, f]
+            dot_row[j] = acc
     for s in range(F):
         if use_tab[s]:
             base = tab_off[s] + cx[i, s] * tab_ny[s]
@@ -243,12 +250,6 @@ def oblivious_bank(X, Y, sets, lens, k_start, k_stop, aai, alpha, beta, use_tab,
         Trow = np.empty((F, m))
         Grow = np.empty((F, m))
         dot_row = np.empty(m)
-        if aai:
-            for j in range(m):
-                acc = b2
-                for f in range(F):
-                    acc += X[i, f] * Y[j, f]
-                dot_row[j] = acc
         _row_terms(X, Y, i, a2, b2, inv_sx, inv_sy, aai, dot_row, use_tab, cx, cy, tab_off, tab_ny, tab_T, tab_G,
                    Trow, Grow)
         _row_kernels(Trow, Grow, sets, lens, k_start, k_stop, out, i)
@@ -269,12 +270,6 @@ def oblivious_weighted_sum(X, Y, sets, lens, weights, aai, alpha, beta, use_tab,
         Trow = np.empty((F, m))
         Grow = np.empty((F, m))
         dot_row = np.empty(m)
-        if aai:
-            for j in range(m):
-                acc = b2
-                for f in range(F):
-                    acc += X[i, f] * Y[j, f]
-                dot_row[j] = acc
         _row_terms(X, Y, i, a2, b2, inv_sx, inv_sy, aai, dot_row, use_tab, cx, cy, tab_off, tab_ny, tab_T, tab_G,
                    Trow, Grow)
         for j in range(m):

@@ -340,6 +340,20 @@ def _gibbs_features(theta, lp, grad, model, h, n_features, X, w, ysum, yss, ycnt
     return lp
 
 
+@numba.njit(cache=True, inline="always")
+def _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, max_depth, gibbs, n_features, d, model, h, X, w, ysum, yss,
+                     ycnt, left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats):
+    """One sampler step, shared by warm-up and sampling: a Gibbs update of the split features
+    (HMC-DF only), then one NUTS transition of the continuous parameters (its statistics in ``stats``)."""
+    if gibbs and n_features > 1:
+        lp = _gibbs_features(theta, lp, grad, model, h, n_features, X, w, ysum, yss, ycnt, left, right,
+                             feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+    if d > 0:
+        lp = _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, model, h, X, w, ysum, yss, ycnt,
+                              left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats)
+    return lp
+
+
 @numba.njit(cache=True)
 def _run_nuts(theta0, seed, n_warmup, n_samples, max_depth, target_accept, win_start, win_end,
               ramp_start, ramp_end, h_init, h_final, gibbs, n_features, model, X, w, ysum, yss, ycnt,
@@ -382,12 +396,9 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, max_depth, target_accept, win_s
     if ramp_end >= ramp_start and ramp_start >= 0:
         h_step = (h_final - h_init) / (ramp_end - ramp_start + 1)
     for t in range(n_warmup):
-        if gibbs and n_features > 1:
-            lp = _gibbs_features(theta, lp, grad, model, h, n_features, X, w, ysum, yss, ycnt, left, right,
-                                 feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+        lp = _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, max_depth, gibbs, n_features, d, model, h, X, w,
+                              ysum, yss, ycnt, left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats)
         if d > 0:
-            lp = _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, model, h, X, w, ysum, yss, ycnt,
-                                  left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats)
             n_div_w += stats[3]
             n_leap += stats[2]
             # dual averaging
@@ -434,12 +445,9 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, max_depth, target_accept, win_s
                  hyp, alpha_cls, wsp)
     acc_sum = 0.0
     for s in range(n_samples):
-        if gibbs and n_features > 1:
-            lp = _gibbs_features(theta, lp, grad, model, h, n_features, X, w, ysum, yss, ycnt, left, right,
-                                 feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+        lp = _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, max_depth, gibbs, n_features, d, model, h, X, w,
+                              ysum, yss, ycnt, left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats)
         if d > 0:
-            lp = _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, model, h, X, w, ysum, yss, ycnt,
-                                  left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats)
             n_div_s += stats[3]
             n_leap += stats[2]
             acc_sum += stats[0]

@@ -113,7 +113,7 @@ def test_grow_prune_reversible_and_ratio_terms_cancel():
         assert log_a_fwd == pytest.approx(expected, abs=1e-8)
 
 
-def test_prune_of_stump_is_a_stay():
+def test_prune_of_single_leaf_is_a_stay():
     X, y = _small_regression()
     post = TreePosterior(X, y, "regression", False)
     t, lq, mv = propose_move(post, SoftTree(1), "prune", (0.2, 0.2, 0.6), np.random.default_rng(0))

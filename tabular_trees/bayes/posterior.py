@@ -573,7 +573,7 @@ def log_tree_prior(tree, alpha, beta):
     Examples
     --------
     >>> from tabular_trees.bayes.soft_tree import SoftTree
-    >>> round(log_tree_prior(SoftTree(1), 0.45, 2.5), 6)  # a stump: log(1 - 0.45)
+    >>> round(log_tree_prior(SoftTree(1), 0.45, 2.5), 6)  # a single leaf: log(1 - 0.45)
     -0.597837
     """
     psplit = alpha * (1.0 + tree.depth) ** (-beta)

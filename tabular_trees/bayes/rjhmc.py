@@ -58,8 +58,8 @@ def propose_move(posterior, tree, move, probs, rng):
 
     Returns ``(new_tree, log_q_ratio, move_done)`` where ``log_q_ratio`` is
     log q_nm(x' | x'') − log q_mn(x'' | x') including the densities of the drawn
-    parameters, and ``move_done`` is the move actually made (a prune of a stump
-    becomes a stay).
+    parameters, and ``move_done`` is the move actually made (a prune of a single-leaf
+    tree becomes a stay).
 
     Examples
     --------
@@ -109,8 +109,14 @@ def propose_move(posterior, tree, move, probs, rng):
 
 
 def _init_state(posterior, rng):
-    tree = SoftTree(posterior.n_features, posterior.use_simplex)
-    theta = rng.uniform(-2.0, 2.0, size=posterior.dim(tree))  # NumPyro's init_to_uniform
+    """A one-split tree (the reference implementation's initial tree) with random parameters.
+
+    The split index is uniform; every continuous coordinate is uniform(−2, 2) in
+    unconstrained space, which is NumPyro's ``init_to_uniform``.
+    """
+    root = SoftTree(posterior.n_features, posterior.use_simplex)
+    tree = root.grow(0, int(rng.integers(posterior.n_features)), 0.5, None, 0.0)
+    theta = rng.uniform(-2.0, 2.0, size=posterior.dim(tree))
     return posterior.unpack(tree, theta)
 
 
@@ -136,8 +142,10 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
         Called with the iteration number after every iteration (progress bars).
     init : tuple (SoftTree, sigma) or None
         Starting state (constrained parameters; ``sigma`` is ignored for classification).
-        ``None`` starts from a stump with NumPyro's uniform(−2, 2) initialisation in
-        unconstrained space, as the paper does.
+        ``None`` starts, as the reference implementation does, from a decision stump
+        (one split, two leaves) with NumPyro's uniform(−2, 2) initialisation in
+        unconstrained space. Pruning may still reach the single-leaf tree, which the
+        Bayesian CART prior includes (the reference never prunes its root).
     record_topologies : bool, default=False
         Also return ``visited``: per iteration, the (current, proposed) trees the two
         NUTS runs were applied to (used by the benchmark to time the reference design

@@ -104,7 +104,7 @@ class SoftTree:
 
     Notes
     -----
-    A new tree is a stump (one leaf). :meth:`grow` and :meth:`prune` return new
+    A new tree is a single leaf (the root). :meth:`grow` and :meth:`prune` return new
     trees; ``grow(leaf, ...)`` followed by ``prune(leaf)`` restores the original
     arrays exactly (the grown children are appended at the end and the left child
     inherits the leaf's value).

@@ -366,7 +366,7 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, max_depth, target_accept, win_s
     np.random.seed(seed)
     d = theta0.shape[0]
     # one workspace for every density evaluation of the run (nothing is allocated per call)
-    wsp = new_workspace(X, left.shape[0], model)
+    wsp = new_workspace(X, left.shape[0], model, ycnt)
     theta = theta0.copy()
     grad = np.zeros(d)
     inv_mass = np.ones(d)

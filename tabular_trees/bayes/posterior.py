@@ -23,10 +23,12 @@ are densities of the constrained parameters (what the reversible-jump ratio uses
 Gradients are computed in one forward sweep (probability of reaching each node)
 and one backward sweep: with ``s_n`` the expected leaf value below node n,
 ``∂(Σ_k φ_k v_k)/∂z_j = φ_j ψ_j (1 − ψ_j)(s_right − s_left)`` for the split
-argument ``z_j = (x_κ − τ_j)/h``. For regression the sweeps run node by node over
-all rows at once (loops that LLVM vectorises, with a branch-free logistic), in a
-workspace the sampler allocates once per run (:func:`log_posterior_ws`); sums use a
-fixed order, so results do not depend on how numba compiled the code.
+argument ``z_j = (x_κ − τ_j)/h`` (for classification s_k is the derivative of the
+leaf's Dirichlet–multinomial term with respect to a row's soft count). Both sweeps run
+node by node over all rows at once (loops that LLVM vectorises, with a branch-free
+logistic), in a workspace the sampler allocates once per run
+(:func:`log_posterior_ws`); sums use a fixed order, so results do not depend on how
+numba compiled the code.
 """
 
 from __future__ import annotations
@@ -95,13 +97,14 @@ def _stick_backward(y, x, gx, gy, with_jac):
     """Gradient w.r.t. y of L(x(y)) [+ log-Jacobian] given gx = ∂L/∂x (length K)."""
     K = x.shape[0]
     gs = gx[K - 1]
-    # remainders s_k before each break
+    # log of the remaining stick before each break, a sum of log(1 - z_j) (no cancellation,
+    # never negative); held in gy[k] until gy[k] is overwritten below
+    log_s = 0.0
+    for k in range(K - 1):
+        gy[k] = log_s
+        log_s += _log_sigmoid(-(y[k] - math.log(K - 1 - k)))
     for k in range(K - 2, -1, -1):
-        # remaining stick before break k, as a product of (1 - z_j): no cancellation, never negative
-        log_s = 0.0
-        for kk in range(k):
-            log_s += _log_sigmoid(-(y[kk] - math.log(K - 1 - kk)))
-        s_k = math.exp(log_s)
+        s_k = math.exp(gy[k])
         z = _sigmoid(y[k] - math.log(K - 1 - k))
         gz = (gx[k] - gs) * s_k
         g = gz * z * (1.0 - z)
@@ -180,22 +183,24 @@ def _sigmoid_rows(z, out, zmax):
 
 
 @numba.njit(cache=True)
-def _fill_transposed(X, ws, n_nodes):
-    p = X.shape[1]
-    base = 7 * n_nodes + 8
-    for f in range(p):
+def _fill_transposed(X, ws, base):
+    for f in range(X.shape[1]):
         for g in range(X.shape[0]):
             ws[base + f, g] = X[g, f]
 
 
 @numba.njit(cache=True)
-def new_workspace(X, n_nodes, model):
-    """Workspace for :func:`log_posterior_ws`: rows for φ, ψ, s, Δ, their gradients and
-    scratch (node-major, one column per data row), then ``X.T``."""
+def new_workspace(X, n_nodes, model, ycnt):
+    """Workspace for :func:`log_posterior_ws`: rows for φ, ψ, s, Δ, their gradients,
+    per-leaf class counts and scratch (node-major, one column per data row), then
+    ``X.T`` and, for classification, ``ycnt.T``."""
     G, p = X.shape
-    ws = np.zeros((7 * n_nodes + p + 8, max(n_nodes, G, p, 1)))
+    M = ycnt.shape[1] if model == 2 or model == 3 else 0
+    ws = np.zeros((7 * n_nodes + p + M + 8, max(n_nodes, G, p, M, 1)))
     if model != 9:
-        _fill_transposed(X, ws, n_nodes)
+        _fill_transposed(X, ws, 7 * n_nodes + 8)
+    if M > 0:
+        _fill_transposed(ycnt, ws, 7 * n_nodes + 8 + p)
     return ws
 
 
@@ -222,34 +227,20 @@ def _rsum(x, n):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _reg_rows(lp_in, theta, grad, need_grad, use_simplex, h, X, w, ysum, yss, left, right, feature,
-              leaf_pos, off_mu, off_sig, inv_s2, g_logsig, ws):
-    """Regression likelihood over all rows, node by node (vectorised over rows).
-
-    Returns ``(lp, q_tot, n_tot)``; fills the gradient of μ and the τ/Δ-gradients
-    ``g_tau`` / ``g_simp`` held in the workspace.
-    """
-    G, p = X.shape
+def _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws):
+    """Forward sweep over all rows, node by node: ψ (row ``PSI + n``) and the probability
+    φ of reaching every node (row ``PHI + n``); parents precede children."""
     n_nodes = left.shape[0]
     PHI = 0
     PSI = n_nodes
-    S = 2 * n_nodes
     SIMP = 3 * n_nodes
-    GSIMP = 4 * n_nodes
     TAU = 5 * n_nodes
-    GTAU = 5 * n_nodes + 1
     XV = 5 * n_nodes + 2
-    DP = 5 * n_nodes + 3
-    TMP = 5 * n_nodes + 5
     XT = 7 * n_nodes + 8
-    inv_h = 1.0 / h
     xv = ws[XV, :G]
-    tmp = ws[TMP, :G]
-    dp = ws[DP, :G]
     phi0 = ws[PHI, :G]
     for g in range(G):
         phi0[g] = 1.0
-    # forward: ψ and the probability φ of reaching every node (parents precede children)
     for n in range(n_nodes):
         ln = left[n]
         if ln < 0:
@@ -281,20 +272,152 @@ def _reg_rows(lp_in, theta, grad, need_grad, use_simplex, h, X, w, ysum, yss, le
             pr = phi_n[g] * psi_n[g]
             phi_r[g] = pr
             phi_l[g] = phi_n[g] - pr
-    # backward: expected leaf value s below every node (children follow their parent)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _subtree_values(G, left, right, ws):
+    """Backward sweep: s_n = (1 − ψ_n) s_left + ψ_n s_right for every internal node, given
+    the leaves' rows ``S + k`` (children follow their parent, so a descending loop works)."""
+    n_nodes = left.shape[0]
+    PSI = n_nodes
+    S = 2 * n_nodes
     for n in range(n_nodes - 1, -1, -1):
         ln = left[n]
-        s_n = ws[S + n, :G]
         if ln < 0:
+            continue
+        s_n = ws[S + n, :G]
+        s_l = ws[S + ln, :G]
+        s_r = ws[S + right[n], :G]
+        psi_n = ws[PSI + n, :G]
+        for g in range(G):
+            s_n[g] = s_l[g] + psi_n[g] * (s_r[g] - s_l[g])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _split_gradients(use_simplex, inv_h, G, p, left, right, ws):
+    """Gradients of Σ_g dp_g · (output of row g) w.r.t. every τ_n and Δ_n (rows ``GTAU``,
+    ``GSIMP + n``), from φ, ψ, the subtree values s and the row weights dp (row ``DP``):
+    ∂/∂z_n = dp φ_n ψ_n (1 − ψ_n)(s_right − s_left), z_n = (x·Δ_n − τ_n)/h."""
+    n_nodes = left.shape[0]
+    PHI = 0
+    PSI = n_nodes
+    S = 2 * n_nodes
+    GSIMP = 4 * n_nodes
+    GTAU = 5 * n_nodes + 1
+    XV = 5 * n_nodes + 2
+    DP = 5 * n_nodes + 3
+    TMP = 5 * n_nodes + 5
+    XT = 7 * n_nodes + 8
+    xv = ws[XV, :G]
+    tmp = ws[TMP, :G]
+    dp = ws[DP, :G]
+    for n in range(n_nodes):
+        ln = left[n]
+        if ln < 0:
+            continue
+        phi_n = ws[PHI + n, :G]
+        psi_n = ws[PSI + n, :G]
+        s_l = ws[S + ln, :G]
+        s_r = ws[S + right[n], :G]
+        for g in range(G):
+            ps = psi_n[g]
+            xv[g] = dp[g] * phi_n[g] * (ps - ps * ps) * (s_r[g] - s_l[g])
+        ws[GTAU, n] = -_rsum(xv, G) * inv_h
+        if use_simplex:
+            for f in range(p):
+                xf = ws[XT + f, :G]
+                for g in range(G):
+                    tmp[g] = xv[g] * xf[g]
+                ws[GSIMP + n, f] = _rsum(tmp, G) * inv_h
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _clf_rows(use_simplex, h, G, p, left, right, feature, alpha_cls, need_grad, ws):
+    """Dirichlet–multinomial log-likelihood on soft counts over all rows, node by node.
+
+    Per leaf k with soft counts C_km = Σ_g φ_k(x_g) n_gm: lgamma(A) − Σ_m lgamma(α_m)
+    + Σ_m lgamma(C_km + α_m) − lgamma(Σ_m C_km + A). Fills the τ/Δ gradients like
+    :func:`_reg_rows`, with leaf values s_k(g) = Σ_m n_gm ∂/∂C_km.
+    """
+    n_nodes = left.shape[0]
+    M = alpha_cls.shape[0]
+    S = 2 * n_nodes
+    DP = 5 * n_nodes + 3
+    TMP = 5 * n_nodes + 5
+    DD = 6 * n_nodes + 6
+    YT = 7 * n_nodes + 8 + p
+    inv_h = 1.0 / h
+    tmp = ws[TMP, :G]
+    _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws)
+    A = 0.0
+    lg_alpha = 0.0
+    for m in range(M):
+        A += alpha_cls[m]
+        lg_alpha += math.lgamma(alpha_cls[m])
+    lp = 0.0
+    for n in range(n_nodes):
+        if left[n] >= 0:
+            continue
+        phi_n = ws[n, :G]
+        tot = 0.0
+        for m in range(M):
+            ym = ws[YT + m, :G]
+            for g in range(G):
+                tmp[g] = ym[g] * phi_n[g]
+            c = _rsum(tmp, G)
+            ws[DD + n, m] = c
+            tot += c
+            lp += math.lgamma(c + alpha_cls[m])
+        lp += math.lgamma(A) - lg_alpha - math.lgamma(tot + A)
+        if need_grad:
+            dg = _digamma(tot + A)
+            for m in range(M):
+                ws[DD + n, m] = _digamma(ws[DD + n, m] + alpha_cls[m]) - dg
+    if need_grad:
+        for n in range(n_nodes):
+            if left[n] >= 0:
+                continue
+            s_n = ws[S + n, :G]
+            for g in range(G):
+                s_n[g] = 0.0
+            for m in range(M):
+                ym = ws[YT + m, :G]
+                d = ws[DD + n, m]
+                for g in range(G):
+                    s_n[g] += ym[g] * d
+        _subtree_values(G, left, right, ws)
+        dp = ws[DP, :G]
+        for g in range(G):
+            dp[g] = 1.0
+        _split_gradients(use_simplex, inv_h, G, p, left, right, ws)
+    return lp
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _reg_rows(lp_in, theta, grad, need_grad, use_simplex, h, X, w, ysum, yss, left, right, feature,
+              leaf_pos, off_mu, off_sig, inv_s2, g_logsig, ws):
+    """Regression likelihood over all rows, node by node (vectorised over rows).
+
+    Returns ``(lp, q_tot, n_tot)``; fills the gradient of μ and the τ/Δ-gradients
+    ``g_tau`` / ``g_simp`` held in the workspace.
+    """
+    G, p = X.shape
+    n_nodes = left.shape[0]
+    PHI = 0
+    S = 2 * n_nodes
+    DP = 5 * n_nodes + 3
+    TMP = 5 * n_nodes + 5
+    inv_h = 1.0 / h
+    tmp = ws[TMP, :G]
+    dp = ws[DP, :G]
+    _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws)
+    for n in range(n_nodes):
+        if left[n] < 0:
             m = theta[off_mu + leaf_pos[n]]
+            s_n = ws[S + n, :G]
             for g in range(G):
                 s_n[g] = m
-        else:
-            s_l = ws[S + ln, :G]
-            s_r = ws[S + right[n], :G]
-            psi_n = ws[PSI + n, :G]
-            for g in range(G):
-                s_n[g] = s_l[g] + psi_n[g] * (s_r[g] - s_l[g])
+    _subtree_values(G, left, right, ws)
     pred = ws[S, :G]
     for g in range(G):
         pg = pred[g]
@@ -310,20 +433,7 @@ def _reg_rows(lp_in, theta, grad, need_grad, use_simplex, h, X, w, ysum, yss, le
                 for g in range(G):
                     tmp[g] = dp[g] * phi_n[g]
                 grad[off_mu + leaf_pos[n]] += _rsum(tmp, G)
-            else:
-                psi_n = ws[PSI + n, :G]
-                s_l = ws[S + ln, :G]
-                s_r = ws[S + right[n], :G]
-                for g in range(G):
-                    ps = psi_n[g]
-                    xv[g] = dp[g] * phi_n[g] * (ps - ps * ps) * (s_r[g] - s_l[g])
-                ws[GTAU, n] = -_rsum(xv, G) * inv_h
-                if use_simplex:
-                    for f in range(p):
-                        xf = ws[XT + f, :G]
-                        for g in range(G):
-                            tmp[g] = xv[g] * xf[g]
-                        ws[GSIMP + n, f] = _rsum(tmp, G) * inv_h
+        _split_gradients(use_simplex, inv_h, G, p, left, right, ws)
     return q_tot, n_tot
 
 
@@ -333,7 +443,7 @@ def log_posterior_ws(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss
     """:func:`log_posterior_kernel` with a caller-owned workspace ``ws``.
 
     ``ws`` comes from :func:`new_workspace` for this data and number of nodes (its
-    last rows hold ``X.T``); nothing is allocated per call (regression), so NUTS can
+    last rows hold ``X.T`` and ``ycnt.T``); nothing is allocated per call, so NUTS can
     evaluate the density millions of times cheaply.
     """
     d = theta.shape[0]
@@ -423,62 +533,7 @@ def log_posterior_ws(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss
         if need_grad:
             grad[off_sig] = g_logsig - n_tot + q_tot * inv_s2
     else:
-        tau_node = ws[TAU, :n_nodes]
-        simplex = ws[SIMP: SIMP + n_nodes, :p]
-        for n in range(n_nodes):
-            ws[GTAU, n] = 0.0
-            for f in range(p):
-                ws[GSIMP + n, f] = 0.0
-        s = np.zeros(n_nodes)
-        phi = np.zeros((G, n_nodes))
-        psi = np.zeros((G, n_nodes))
-        _node_probabilities(X, left, right, feature, tau_node, simplex, use_simplex, h, phi, psi)
-        M = ycnt.shape[1]
-        A = 0.0
-        lg_alpha = 0.0
-        for m in range(M):
-            A += alpha_cls[m]
-            lg_alpha += math.lgamma(alpha_cls[m])
-        C = np.zeros((n_nodes, M))
-        for g in range(G):
-            for n in range(n_nodes):
-                if left[n] < 0 and phi[g, n] != 0.0:
-                    for m in range(M):
-                        C[n, m] += ycnt[g, m] * phi[g, n]
-        D = np.zeros((n_nodes, M))
-        for n in range(n_nodes):
-            if left[n] < 0:
-                tot = 0.0
-                for m in range(M):
-                    tot += C[n, m]
-                    lp += math.lgamma(C[n, m] + alpha_cls[m])
-                lp += math.lgamma(A) - lg_alpha - math.lgamma(tot + A)
-                if need_grad:
-                    dg = _digamma(tot + A)
-                    for m in range(M):
-                        D[n, m] = _digamma(C[n, m] + alpha_cls[m]) - dg
-        if need_grad:
-            for g in range(G):
-                for n in range(n_nodes - 1, -1, -1):
-                    if phi[g, n] == 0.0:
-                        s[n] = 0.0
-                        continue
-                    if left[n] < 0:
-                        v = 0.0
-                        for m in range(M):
-                            v += ycnt[g, m] * D[n, m]
-                        s[n] = v
-                    else:
-                        ps = psi[g, n]
-                        s[n] = (1.0 - ps) * s[left[n]] + ps * s[right[n]]
-                for n in range(n_nodes):
-                    if left[n] >= 0 and phi[g, n] != 0.0:
-                        ps = psi[g, n]
-                        dz = phi[g, n] * ps * (1.0 - ps) * (s[right[n]] - s[left[n]])
-                        ws[GTAU, n] -= dz * inv_h
-                        if use_simplex:
-                            for f in range(p):
-                                ws[GSIMP + n, f] += dz * X[g, f] * inv_h
+        lp += _clf_rows(use_simplex, h, G, p, left, right, feature, alpha_cls, need_grad, ws)
     # ---- chain rule to unconstrained coordinates
     if need_grad:
         gy = ws[GY, :max(p - 1, 1)]
@@ -510,7 +565,7 @@ def log_posterior_kernel(theta, grad, model, need_grad, jacobian, h, X, w, ysum,
     counts (classification). ``hyp = [μ₀, s_μ, a_σ, b_σ, α_Δ]``. Allocates a
     workspace per call; samplers use :func:`log_posterior_ws` with one workspace.
     """
-    ws = new_workspace(X, left.shape[0], model)
+    ws = new_workspace(X, left.shape[0], model, ycnt)
     return log_posterior_ws(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss, ycnt, left, right,
                             feature, int_pos, leaf_pos, hyp, alpha_cls, ws)
 

@@ -4,7 +4,9 @@ Protocols (``--protocol``):
 
 * ``paper``  — the paper's: 10 chains per method, 1000 iterations of which 500 burn-in, k = 500
   NUTS warm-up steps on each side of every jump; CGM (random-walk MH) for 5000 iterations
-  keeping the last 500, as the paper ran it. Table 1 takes about 1.5 hours on 2 cores.
+  keeping the last 500, as the paper ran it. Table 1 alone needs about 8 CPU-hours.
+* ``long``   — the paper's chains (10 × 1000 iterations, 500 burn-in; CGM 5000 keeping 500)
+  with k = 100 NUTS warm-up steps per half-move instead of 500: about 2 CPU-hours for Table 1.
 * ``medium`` — 4 chains, 200 iterations (100 burn-in), k = 100; CGM with 2000 iterations
   (1000 burn-in). About 15–25 minutes on 2 cores.
 * ``--quick`` — a smoke run (2 chains, 16 iterations, k = 20; CGM 200 iterations, a 2-dataset subset).
@@ -20,7 +22,9 @@ prior α = 0.95, β = 1 of Chipman et al. (the paper's CGM settings use the othe
 Metrics per chain (then mean and sd over chains): the posterior-predictive MSE / accuracy of the
 chain (average of the kept trees' predictions), the average per-sample MSE (what the paper
 averages), the mean number of leaves after burn-in and the acceptance rate over the whole
-chain in percent. Writes ``benchmarks/results/rjhmc_tables.json`` and ``.md``.
+chain in percent. Writes ``<output>.json`` and ``.md`` (default ``benchmarks/results/rjhmc_tables``)
+and the per-chain traces (leaves at every iteration, test error of every kept tree) to
+``<output>_traces.npz``.
 
 Usage::
 
@@ -47,6 +51,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 PROTOCOLS = {
     "paper": dict(n_chains=10, n_iter=1000, n_burnin=500, k_warmup=500, cgm_iter=5000, cgm_burnin=4500),
+    "long": dict(n_chains=10, n_iter=1000, n_burnin=500, k_warmup=100, cgm_iter=5000, cgm_burnin=4500),
     "medium": dict(n_chains=4, n_iter=200, n_burnin=100, k_warmup=100, cgm_iter=2000, cgm_burnin=1000),
     "quick": dict(n_chains=2, n_iter=16, n_burnin=8, k_warmup=20, cgm_iter=200, cgm_burnin=100),
 }
@@ -94,8 +99,10 @@ def leaf_weights(est, tree, X):
 
 
 def chain_metrics(est, X_train, y_train, X_test, y_test, task):
-    """Per-chain metrics of a fitted estimator (see the module docstring)."""
+    """Per-chain metrics of a fitted estimator (see the module docstring), and traces: the
+    number of leaves at every iteration and the test error of every kept tree, per chain."""
     out = []
+    traces = {"n_leaves": est.n_leaves_.astype(np.int16), "test_error_per_sample": []}
     nb = est.n_burnin
     for c, chain in enumerate(est.chains_):
         row = {"leaves": float(est.n_leaves_[c, nb:].mean()), "acceptance": 100 * float(est.accepted_[c].mean())}
@@ -104,13 +111,18 @@ def chain_metrics(est, X_train, y_train, X_test, y_test, task):
                 preds = np.array([leaf_weights(est, t, X) @ t.value[t.leaves()] for t in chain["trees"]])
                 row[f"{split}_mse"] = float(np.mean((preds.mean(axis=0) - y) ** 2))
                 row[f"{split}_mse_per_sample"] = float(np.mean((preds - y) ** 2))
+                if split == "test":
+                    traces["test_error_per_sample"].append(np.mean((preds - y) ** 2, axis=1))
             else:
                 probs = np.array([leaf_weights(est, t, X) @ P for t, P in zip(chain["trees"], chain["leaf_probs"])])
                 codes = np.searchsorted(est.classes_, y)
                 row[f"{split}_acc"] = float(np.mean(probs.mean(axis=0).argmax(axis=1) == codes))
                 row[f"{split}_acc_per_sample"] = float(np.mean(probs.argmax(axis=2) == codes))
+                if split == "test":
+                    traces["test_error_per_sample"].append(np.mean(probs.argmax(axis=2) != codes, axis=1))
         out.append(row)
-    return out
+    traces["test_error_per_sample"] = np.array(traces["test_error_per_sample"], dtype=np.float32)
+    return out, traces
 
 
 def summarise(rows):
@@ -136,8 +148,8 @@ def fit(method, dataset, task, data, proto, n_jobs, seed):
         return {"error": f"{type(exc).__name__}: {exc}", "seconds": time.perf_counter() - t0,
                 "settings": {"h_init": h0, "h_final": h1, "alpha": a, "beta": b}}
     seconds = time.perf_counter() - t0
-    rows = chain_metrics(est, *data, task)
-    return {"chains": rows, "summary": summarise(rows), "seconds": seconds,
+    rows, traces = chain_metrics(est, *data, task)
+    return {"chains": rows, "summary": summarise(rows), "seconds": seconds, "traces": traces,
             "settings": {"h_init": h0, "h_final": h1, "alpha": a, "beta": b}}
 
 
@@ -199,7 +211,7 @@ def markdown(res):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--protocol", choices=("paper", "medium"), default="paper")
+    ap.add_argument("--protocol", choices=("paper", "long", "medium"), default="paper")
     ap.add_argument("--quick", action="store_true", help="smoke run (overrides --protocol)")
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
@@ -242,6 +254,16 @@ def main(argv=None):
     res["total_seconds"] = time.perf_counter() - t_start
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
+    # traces go to a compressed .npz next to the tables: "<table>/<dataset>/<method>/<name>"
+    traces = {}
+    for m, r in res["table1"].items():
+        for name, arr in r.pop("traces", {}).items():
+            traces[f"table1/cgm/{m}/{name}"] = arr
+    for d, by_m in res["table2"].items():
+        for m, r in by_m.items():
+            for name, arr in r.pop("traces", {}).items():
+                traces[f"table2/{d}/{m}/{name}"] = arr
+    np.savez_compressed(out.with_name(out.name + "_traces.npz"), **traces)
     out.with_suffix(".json").write_text(json.dumps(res, indent=1))
     out.with_suffix(".md").write_text(markdown(res))
     print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.md')} ({res['total_seconds']:.0f} s)")

@@ -179,3 +179,30 @@ def test_stick_breaking_is_finite_far_out(y):
     x = stick_breaking(y)
     assert np.all(np.isfinite(x)) and np.all(x >= 0) and abs(x.sum() - 1.0) < 1e-12
     assert np.isfinite(stick_breaking_log_jacobian(y))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), p=st.integers(1, 12), M=st.integers(2, 5), n_grow=st.integers(0, 6),
+       use_simplex=st.booleans(), h=st.sampled_from([0.03, 0.2, 1.0]))
+def test_classification_density_and_gradient_on_random_trees(seed, p, M, n_grow, use_simplex, h):
+    """The row-vectorised classification kernel against NumPy (density) and finite differences (gradient),
+    for random topologies, many features (long stick-breaking maps) and several classes."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((30, p))
+    y = rng.integers(0, M, 30)
+    tree = SoftTree(p, use_simplex)
+    for _ in range(n_grow):
+        tree = tree.grow(int(rng.choice(tree.leaves())), int(rng.integers(p)), float(rng.uniform(0.1, 0.9)),
+                         rng.dirichlet(np.ones(p)), 0.0)
+    post = TreePosterior(X, y, "classification", use_simplex, n_classes=M, class_alpha=0.8)
+    theta = post.pack(tree)
+    C = soft_leaf_probabilities(tree, X, h).T @ np.eye(M)[y]
+    a = np.full(M, 0.8)
+    expected = np.sum(gammaln(a.sum()) - gammaln(C.sum(1) + a.sum()) + np.sum(gammaln(C + a) - gammaln(a), axis=1))
+    assert post.log_likelihood(tree, theta, h) == pytest.approx(expected, rel=1e-10, abs=1e-10)
+    if theta.size:
+        _, g = post.logp_grad(tree, theta, h)
+        eps = 1e-6
+        fd = np.array([(post.logp(tree, theta + eps * e, h) - post.logp(tree, theta - eps * e, h)) / (2 * eps)
+                       for e in np.eye(theta.size)])
+        np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-5)

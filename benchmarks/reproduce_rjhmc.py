@@ -218,10 +218,13 @@ def main(argv=None):
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--datasets", default="iris,wine,bcw", help="Table 2 datasets ('' to skip Table 2)")
     ap.add_argument("--skip-table1", action="store_true", help="run Table 2 only")
+    ap.add_argument("--n-chains", type=int, default=None, help="override the protocol's number of chains")
     ap.add_argument("--output", default=str(RESULTS / "rjhmc_tables"), help="output path without extension")
     args = ap.parse_args(argv)
     name = "quick" if args.quick else args.protocol
-    proto = PROTOCOLS[name]
+    proto = dict(PROTOCOLS[name])
+    if args.n_chains is not None:
+        proto["n_chains"] = args.n_chains
     methods = [m for m in args.methods.split(",") if m]
     names = [d for d in args.datasets.split(",") if d]
     if args.quick:

@@ -505,7 +505,6 @@ def log_posterior_ws(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss
                         lp += (a - 1.0) * math.log(max(ws[SIMP + n, f], 1e-300))
             else:
                 lp -= log_p
-    inv_h = 1.0 / h
     if regression:
         mu0 = hyp[0]
         smu = hyp[1]

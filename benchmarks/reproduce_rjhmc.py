@@ -4,9 +4,11 @@ Protocols (``--protocol``):
 
 * ``paper``  — the paper's: 10 chains per method, 1000 iterations of which 500 burn-in, k = 500
   NUTS warm-up steps on each side of every jump; CGM (random-walk MH) for 5000 iterations
-  keeping the last 500, as the paper ran it. Table 1 alone needs about 8 CPU-hours.
+  keeping the last 500, as the paper ran it. Table 1 alone needs about 9 CPU-hours (two
+  HMC-DF chains take 20 min on 2 cores; HMC-DFI costs 1.7x HMC-DF).
 * ``long``   — the paper's chains (10 × 1000 iterations, 500 burn-in; CGM 5000 keeping 500)
-  with k = 100 NUTS warm-up steps per half-move instead of 500: about 2 CPU-hours for Table 1.
+  with k = 100 NUTS warm-up steps per half-move instead of 500: about 1 CPU-hour for Table 1
+  (32 min on 2 cores).
 * ``medium`` — 4 chains, 200 iterations (100 burn-in), k = 100; CGM with 2000 iterations
   (1000 burn-in). About 15–25 minutes on 2 cores.
 * ``--quick`` — a smoke run (2 chains, 16 iterations, k = 20; CGM 200 iterations, a 2-dataset subset).

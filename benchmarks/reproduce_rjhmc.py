@@ -211,6 +211,42 @@ def markdown(res):
     return "\n".join(lines) + "\n"
 
 
+def write(res, traces, out):
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out.with_name(out.name + "_traces.npz"), **traces)
+    out.with_suffix(".json").write_text(json.dumps(res, indent=1))
+    out.with_suffix(".md").write_text(markdown(res))
+    print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.md')} ({res['total_seconds']:.0f} s)")
+
+
+def merge(paths, out):
+    """Concatenate the chains of result files that ran batches of chains of one protocol."""
+    loaded = sorted(((json.loads(Path(p).read_text()), Path(p)) for p in paths), key=lambda t: t[0].get("first_chain", 0))
+    parts = [r for r, _ in loaded]
+    base = parts[0]
+    for r in parts[1:]:
+        if (r["protocol_name"], r["seed"]) != (base["protocol_name"], base["seed"]):
+            raise SystemExit("--merge: the files come from different protocols or seeds")
+    starts = [r.get("first_chain", 0) for r in parts]
+    sizes = [r["protocol"]["n_chains"] for r in parts]
+    if any(a + n != b for a, n, b in zip(starts, sizes, starts[1:])):
+        raise SystemExit(f"--merge: chain batches must be contiguous, got starts {starts} and sizes {sizes}")
+    res = dict(base, protocol=dict(base["protocol"], n_chains=sum(sizes)), first_chain=starts[0],
+               total_seconds=sum(r["total_seconds"] for r in parts), table1={}, table2={})
+    npz = [np.load(path.with_name(path.stem + "_traces.npz")) for _, path in loaded]
+    res["table1"] = {m: _merge_runs([r["table1"][m] for r in parts]) for m in base["table1"]}
+    res["table2"] = {d: {m: _merge_runs([r["table2"][d][m] for r in parts]) for m in ms}
+                     for d, ms in base["table2"].items()}
+    traces = {k: np.concatenate([z[k] for z in npz]) for k in npz[0].files}
+    write(res, traces, out)
+
+
+def _merge_runs(runs):
+    chains = [c for r in runs for c in r["chains"]]
+    return {"chains": chains, "summary": summarise(chains), "seconds": sum(r["seconds"] for r in runs),
+            "settings": runs[0]["settings"]}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--protocol", choices=("paper", "long", "medium"), default="paper")
@@ -221,22 +257,38 @@ def main(argv=None):
     ap.add_argument("--datasets", default="iris,wine,bcw", help="Table 2 datasets ('' to skip Table 2)")
     ap.add_argument("--skip-table1", action="store_true", help="run Table 2 only")
     ap.add_argument("--n-chains", type=int, default=None, help="override the protocol's number of chains")
+    ap.add_argument("--chains", default=None, metavar="A:B",
+                    help="run only chains A..B-1 of the protocol (same seeds as in a full run); see --merge")
+    ap.add_argument("--merge", nargs="+", default=None, metavar="JSON",
+                    help="merge result files of batches of chains into --output instead of running")
     ap.add_argument("--output", default=str(RESULTS / "rjhmc_tables"), help="output path without extension")
     args = ap.parse_args(argv)
+    if args.merge:
+        return merge(args.merge, Path(args.output))
     name = "quick" if args.quick else args.protocol
     proto = dict(PROTOCOLS[name])
     if args.n_chains is not None:
         proto["n_chains"] = args.n_chains
+    first = 0
+    seed = args.seed
+    if args.chains is not None:
+        first, stop = (int(v) for v in args.chains.split(":"))
+        if not 0 <= first < stop:
+            raise SystemExit("--chains must be A:B with 0 <= A < B")
+        proto["n_chains"] = stop - first
+        # chain i of SeedSequence(seed) is chain i - first of this one (see BayesianTreeRegressor's random_state)
+        seed = np.random.SeedSequence(args.seed, n_children_spawned=first)
     methods = [m for m in args.methods.split(",") if m]
     names = [d for d in args.datasets.split(",") if d]
     if args.quick:
         names = names[:2]
     t_start = time.perf_counter()
-    res = {"protocol_name": name, "protocol": proto, "seed": args.seed, "machine": f"{platform.machine()}, "
+    res = {"protocol_name": name, "protocol": proto, "seed": args.seed, "first_chain": first,
+           "machine": f"{platform.machine()}, "
            f"n_jobs={args.n_jobs}", "table1": {}, "table2": {}}
     Xtr, ytr, Xte, yte = make_cgm(random_state=args.seed)
     for m in ([] if args.skip_table1 else methods):
-        res["table1"][m] = fit(m, "cgm", "regression", (Xtr, ytr, Xte, yte), proto, args.n_jobs, args.seed)
+        res["table1"][m] = fit(m, "cgm", "regression", (Xtr, ytr, Xte, yte), proto, args.n_jobs, seed)
         if "error" in res["table1"][m]:
             print(f"Table 1 {m}: {res['table1'][m]['error']}", flush=True)
             continue
@@ -248,7 +300,7 @@ def main(argv=None):
     for d, data in real_datasets(names, args.seed).items():
         res["table2"][d] = {}
         for m in methods:
-            res["table2"][d][m] = fit(m, d, "classification", data, proto, args.n_jobs, args.seed)
+            res["table2"][d][m] = fit(m, d, "classification", data, proto, args.n_jobs, seed)
             if "error" in res["table2"][d][m]:
                 print(f"Table 2 {d} {m}: {res['table2'][d][m]['error']}", flush=True)
                 continue
@@ -257,22 +309,16 @@ def main(argv=None):
                   f"(paper {PAPER_TABLE2[d]['test_acc'].get(m, '-')}), leaves {s['leaves']['mean']:.2f}, "
                   f"acceptance {s['acceptance']['mean']:.1f} % [{res['table2'][d][m]['seconds']:.0f} s]", flush=True)
     res["total_seconds"] = time.perf_counter() - t_start
-    out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
     # traces go to a compressed .npz next to the tables: "<table>/<dataset>/<method>/<name>"
     traces = {}
     for m, r in res["table1"].items():
-        for name, arr in r.pop("traces", {}).items():
-            traces[f"table1/cgm/{m}/{name}"] = arr
+        for tname, arr in r.pop("traces", {}).items():
+            traces[f"table1/cgm/{m}/{tname}"] = arr
     for d, by_m in res["table2"].items():
         for m, r in by_m.items():
-            for name, arr in r.pop("traces", {}).items():
-                traces[f"table2/{d}/{m}/{name}"] = arr
-    np.savez_compressed(out.with_name(out.name + "_traces.npz"), **traces)
-    out.with_suffix(".json").write_text(json.dumps(res, indent=1))
-    out.with_suffix(".md").write_text(markdown(res))
-    print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.md')} ({res['total_seconds']:.0f} s)")
-
+            for tname, arr in r.pop("traces", {}).items():
+                traces[f"table2/{d}/{m}/{tname}"] = arr
+    write(res, traces, Path(args.output))
 
 if __name__ == "__main__":
     main()

@@ -45,6 +45,20 @@ def test_parallel_chains_equal_sequential_chains():
     assert not np.array_equal(seq.log_posterior_[0], seq.log_posterior_[1])
 
 
+def test_batches_of_chains_equal_one_run():
+    """Chains 1-2 of a 3-chain run equal a 2-chain run seeded with SeedSequence(s, n_children_spawned=1),
+    and fitting twice with the same SeedSequence object gives the same chains."""
+    Xtr, ytr, _, _ = make_cgm(n_train=80, n_test=10, random_state=4)
+    kw = dict(method="cgm", n_iter=40, n_burnin=20)
+    full = BayesianTreeRegressor(random_state=7, n_chains=3, **kw).fit(Xtr, ytr)
+    ss = np.random.SeedSequence(7, n_children_spawned=1)
+    batch = BayesianTreeRegressor(random_state=ss, n_chains=2, **kw).fit(Xtr, ytr)
+    again = BayesianTreeRegressor(random_state=ss, n_chains=2, **kw).fit(Xtr, ytr)
+    np.testing.assert_array_equal(full.log_posterior_[1:], batch.log_posterior_)
+    np.testing.assert_array_equal(batch.log_posterior_, again.log_posterior_)
+    assert ss.n_children_spawned == 1
+
+
 def test_cgm_method_fits_cgm_data():
     Xtr, ytr, Xte, yte = make_cgm(random_state=0)
     reg = BayesianTreeRegressor(method="cgm", n_iter=1500, n_burnin=750, random_state=0).fit(Xtr, ytr)

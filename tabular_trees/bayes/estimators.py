@@ -61,12 +61,19 @@ def _check_probs(p, name):
 
 
 def _chain_seeds(random_state, n_chains):
+    if isinstance(random_state, np.random.SeedSequence):
+        # a copy, so that fitting twice gives the same chains (spawn advances the counter)
+        ss = np.random.SeedSequence(random_state.entropy, spawn_key=random_state.spawn_key,
+                                    pool_size=random_state.pool_size,
+                                    n_children_spawned=random_state.n_children_spawned)
+        return [np.random.default_rng(s) for s in ss.spawn(n_chains)]
     if isinstance(random_state, np.random.RandomState):
         entropy = int(random_state.randint(0, 2**31 - 1))
     elif random_state is None or isinstance(random_state, (numbers.Integral, np.integer)):
         entropy = None if random_state is None else int(random_state)
     else:
-        raise TypeError(f"random_state must be None, an int or a RandomState, got {type(random_state).__name__}.")
+        raise TypeError("random_state must be None, an int, a RandomState or a SeedSequence, got "
+                        f"{type(random_state).__name__}.")
     ss = np.random.SeedSequence(entropy)
     return [np.random.default_rng(s) for s in ss.spawn(n_chains)]
 
@@ -225,8 +232,11 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
     n_burnin : int, default=500
         Burn-in iterations (warm-up move probabilities and the biased rule, Eq. 19);
         only later samples are kept.
-    random_state : int, RandomState or None
+    random_state : int, RandomState, SeedSequence or None
         Seeds the chains through ``numpy.random.SeedSequence`` (one child per chain).
+        Chain ``i`` of ``random_state=s`` is chain ``i - a`` of
+        ``random_state=SeedSequence(s, n_children_spawned=a)``, so a long run can be
+        split into batches of chains.
     n_chains : int, default=1
     n_jobs : int or None
         Chains run in parallel with joblib (loky) when ``n_jobs != 1``.

@@ -43,19 +43,20 @@ import time
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_breast_cancer, load_iris, load_wine
-from sklearn.model_selection import train_test_split
 
 from tabular_trees import bayes
-from tabular_trees.datasets import make_cgm
+from tabular_trees.datasets import load_rjhmc_real, make_cgm
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
 PROTOCOLS = {
-    "paper": dict(n_chains=10, n_iter=1000, n_burnin=500, k_warmup=500, cgm_iter=5000, cgm_burnin=4500),
-    "long": dict(n_chains=10, n_iter=1000, n_burnin=500, k_warmup=100, cgm_iter=5000, cgm_burnin=4500),
-    "medium": dict(n_chains=4, n_iter=200, n_burnin=100, k_warmup=100, cgm_iter=2000, cgm_burnin=1000),
-    "quick": dict(n_chains=2, n_iter=16, n_burnin=8, k_warmup=20, cgm_iter=200, cgm_burnin=100),
+    "paper": dict(n_chains=10, n_iter=1000, n_burnin=500, real_burnin=200, k_warmup=500, cgm_iter=5000,
+                  cgm_burnin=4500),
+    "long": dict(n_chains=10, n_iter=1000, n_burnin=500, real_burnin=200, k_warmup=100, cgm_iter=5000,
+                 cgm_burnin=4500),
+    "medium": dict(n_chains=4, n_iter=200, n_burnin=100, real_burnin=100, k_warmup=100, cgm_iter=2000,
+                   cgm_burnin=1000),
+    "quick": dict(n_chains=2, n_iter=16, n_burnin=8, real_burnin=8, k_warmup=20, cgm_iter=200, cgm_burnin=100),
 }
 
 # Table 4 of the paper: (h_init, h_final, alpha, beta)
@@ -135,12 +136,13 @@ def summarise(rows):
 
 def fit(method, dataset, task, data, proto, n_jobs, seed):
     h0, h1, a, b = TABLE4[method][dataset]
+    n_burnin = proto["n_burnin"] if task == "regression" else proto.get("real_burnin", proto["n_burnin"])
     Est = bayes.BayesianTreeRegressor if task == "regression" else bayes.BayesianTreeClassifier
     if method == "cgm":
         est = Est(method="cgm", n_iter=proto["cgm_iter"], n_burnin=proto["cgm_burnin"], alpha=a, beta=b,
                   n_chains=proto["n_chains"], n_jobs=n_jobs, random_state=seed)
     else:
-        est = Est(method=method, n_iter=proto["n_iter"], n_burnin=proto["n_burnin"], k_warmup=proto["k_warmup"],
+        est = Est(method=method, n_iter=proto["n_iter"], n_burnin=n_burnin, k_warmup=proto["k_warmup"],
                   h_init=h0, h_final=h1, alpha=a, beta=b, n_chains=proto["n_chains"], n_jobs=n_jobs,
                   random_state=seed)
     t0 = time.perf_counter()
@@ -155,14 +157,8 @@ def fit(method, dataset, task, data, proto, n_jobs, seed):
             "settings": {"h_init": h0, "h_final": h1, "alpha": a, "beta": b}}
 
 
-def real_datasets(names, seed):
-    loaders = {"iris": load_iris, "wine": load_wine, "bcw": load_breast_cancer}
-    out = {}
-    for name in names:
-        X, y = loaders[name](return_X_y=True)
-        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, stratify=y, random_state=seed)
-        out[name] = (Xtr, ytr, Xte, yte)
-    return out
+def real_datasets(names):
+    return {name: load_rjhmc_real(name) for name in names}
 
 
 def markdown(res):
@@ -220,24 +216,46 @@ def write(res, traces, out):
 
 
 def merge(paths, out):
-    """Concatenate the chains of result files that ran batches of chains of one protocol."""
-    loaded = sorted(((json.loads(Path(p).read_text()), Path(p)) for p in paths), key=lambda t: t[0].get("first_chain", 0))
-    parts = [r for r, _ in loaded]
-    base = parts[0]
-    for r in parts[1:]:
+    """Join result files of one protocol and seed: batches of chains, other methods, other datasets.
+
+    Every (table, dataset, method) entry is joined over the files that hold it; its chain batches
+    must be contiguous, and every entry must end up with the same chains.
+    """
+    loaded = [(json.loads(Path(p).read_text()), Path(p)) for p in paths]
+    base = loaded[0][0]
+    for r, _ in loaded[1:]:
         if (r["protocol_name"], r["seed"]) != (base["protocol_name"], base["seed"]):
             raise SystemExit("--merge: the files come from different protocols or seeds")
-    starts = [r.get("first_chain", 0) for r in parts]
-    sizes = [r["protocol"]["n_chains"] for r in parts]
-    if any(a + n != b for a, n, b in zip(starts, sizes, starts[1:])):
-        raise SystemExit(f"--merge: chain batches must be contiguous, got starts {starts} and sizes {sizes}")
-    res = dict(base, protocol=dict(base["protocol"], n_chains=sum(sizes)), first_chain=starts[0],
-               total_seconds=sum(r["total_seconds"] for r in parts), table1={}, table2={})
-    npz = [np.load(path.with_name(path.stem + "_traces.npz")) for _, path in loaded]
-    res["table1"] = {m: _merge_runs([r["table1"][m] for r in parts]) for m in base["table1"]}
-    res["table2"] = {d: {m: _merge_runs([r["table2"][d][m] for r in parts]) for m in ms}
-                     for d, ms in base["table2"].items()}
-    traces = {k: np.concatenate([z[k] for z in npz]) for k in npz[0].files}
+    entries = {}  # (table, dataset, method) -> [(first chain, run, traces of that run)]
+    for r, path in loaded:
+        npz = np.load(path.with_name(path.stem + "_traces.npz"))
+        runs = [(("table1", "cgm", m), run) for m, run in r["table1"].items()]
+        runs += [(("table2", d, m), run) for d, by_m in r["table2"].items() for m, run in by_m.items()]
+        for key, run in runs:
+            prefix = "/".join(key) + "/"
+            tr = {k[len(prefix):]: npz[k] for k in npz.files if k.startswith(prefix)}
+            entries.setdefault(key, []).append((r.get("first_chain", 0), run, tr))
+    res = dict(base, total_seconds=sum(r["total_seconds"] for r, _ in loaded), table1={}, table2={})
+    traces, ranges = {}, set()
+    for key, batches in entries.items():
+        batches.sort(key=lambda b: b[0])
+        sizes = [len(run["chains"]) for _, run, _ in batches]
+        starts = [b[0] for b in batches]
+        if any(a + n != b for a, n, b in zip(starts, sizes, starts[1:])):
+            raise SystemExit(f"--merge: chain batches of {key} must be contiguous, got starts {starts}, sizes {sizes}")
+        ranges.add((starts[0], sum(sizes)))
+        table, dataset, method = key
+        merged = _merge_runs([run for _, run, _ in batches])
+        if table == "table1":
+            res["table1"][method] = merged
+        else:
+            res["table2"].setdefault(dataset, {})[method] = merged
+        for name in batches[0][2]:
+            traces[f"{table}/{dataset}/{method}/{name}"] = np.concatenate([tr[name] for _, _, tr in batches])
+    if len(ranges) != 1:
+        raise SystemExit(f"--merge: the entries cover different chains (first chain, count): {sorted(ranges)}")
+    (first, n_chains), = ranges
+    res["first_chain"], res["protocol"] = first, dict(base["protocol"], n_chains=n_chains)
     write(res, traces, out)
 
 
@@ -260,7 +278,8 @@ def main(argv=None):
     ap.add_argument("--chains", default=None, metavar="A:B",
                     help="run only chains A..B-1 of the protocol (same seeds as in a full run); see --merge")
     ap.add_argument("--merge", nargs="+", default=None, metavar="JSON",
-                    help="merge result files of batches of chains into --output instead of running")
+                    help="join result files (batches of chains, other methods or datasets) of one protocol and "
+                         "seed into --output instead of running")
     ap.add_argument("--output", default=str(RESULTS / "rjhmc_tables"), help="output path without extension")
     args = ap.parse_args(argv)
     if args.merge:
@@ -297,7 +316,7 @@ def main(argv=None):
               f"paper {PAPER_TABLE1[m]['test_mse']}), leaves {s['leaves']['mean']:.2f} "
               f"(paper {PAPER_TABLE1[m]['leaves']}), acceptance {s['acceptance']['mean']:.2f} % "
               f"(paper {PAPER_TABLE1[m]['acceptance']}) [{res['table1'][m]['seconds']:.0f} s]", flush=True)
-    for d, data in real_datasets(names, args.seed).items():
+    for d, data in real_datasets(names).items():
         res["table2"][d] = {}
         for m in methods:
             res["table2"][d][m] = fit(m, d, "classification", data, proto, args.n_jobs, seed)

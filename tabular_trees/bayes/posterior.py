@@ -394,12 +394,13 @@ def _clf_rows(use_simplex, h, G, p, left, right, feature, alpha_cls, need_grad, 
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _reg_rows(lp_in, theta, grad, need_grad, use_simplex, h, X, w, ysum, yss, left, right, feature,
+def _reg_rows(theta, grad, need_grad, use_simplex, h, X, w, ysum, yss, left, right, feature,
               leaf_pos, off_mu, off_sig, inv_s2, g_logsig, ws):
     """Regression likelihood over all rows, node by node (vectorised over rows).
 
-    Returns ``(lp, q_tot, n_tot)``; fills the gradient of μ and the τ/Δ-gradients
-    ``g_tau`` / ``g_simp`` held in the workspace.
+    Returns ``(q_tot, n_tot)``, the weighted residual sum of squares and the number of
+    rows, from which the caller forms the Gaussian log-likelihood; fills the gradient
+    of μ and the τ/Δ-gradients ``g_tau`` / ``g_simp`` held in the workspace.
     """
     G, p = X.shape
     n_nodes = left.shape[0]
@@ -526,7 +527,7 @@ def log_posterior_ws(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss
         if jacobian:
             lp += logsig
         g_logsig = -(a_s + 1.0) + b_s / sig + (1.0 if jacobian else 0.0)
-        q_tot, n_tot = _reg_rows(lp, theta, grad, need_grad, use_simplex, h, X, w, ysum, yss, left, right,
+        q_tot, n_tot = _reg_rows(theta, grad, need_grad, use_simplex, h, X, w, ysum, yss, left, right,
                                  feature, leaf_pos, off_mu, off_sig, inv_s2, g_logsig, ws)
         lp += -0.5 * n_tot * (_LOG_2PI + 2.0 * logsig) - 0.5 * q_tot * inv_s2
         if need_grad:

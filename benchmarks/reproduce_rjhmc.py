@@ -7,9 +7,9 @@ Protocols (``--protocol``):
   paper's discussion of its Iris run puts the end of burn-in at iteration 200; its acceptance
   rates of 53–59 % fit 1000 iterations with 200 burn-in, since stays after burn-in are always
   accepted); CGM (random-walk MH) for 5000 iterations keeping the last 500, as the paper ran
-  it. About 9 CPU-hours for Table 1 (two HMC-DF chains take 20 min on 2 cores; HMC-DFI
-  costs 1.7x HMC-DF) and more for Table 2: run it in batches (``--chains``, ``--methods``,
-  ``--datasets``) and join them with ``--merge``.
+  it. Four to six CPU-hours for Table 1 (an HMC chain takes 8–20 min on one core, depending
+  on the tree it settles on and the load) and as much again for Table 2: run it in batches
+  (``--chains``, ``--methods``, ``--datasets``) and join them with ``--merge``.
 * ``long``   — the paper's chains with k = 100 NUTS warm-up steps per half-move instead of 500:
   about 1 CPU-hour for Table 1 (32 min on 2 cores).
 * ``medium`` — 4 chains, 200 iterations (100 burn-in), k = 100; CGM with 2000 iterations

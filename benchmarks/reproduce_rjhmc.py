@@ -6,8 +6,9 @@ Protocols (``--protocol``):
   each side of every jump; burn-in 500 on the CGM data (stated) and 200 on the real data (the
   paper's discussion of its Iris run puts the end of burn-in at iteration 200; its acceptance
   rates of 53–59 % fit 1000 iterations with 200 burn-in, since stays after burn-in are always
-  accepted); CGM (random-walk MH) for 5000 iterations keeping the last 500, as the paper ran
-  it. Four to six CPU-hours for Table 1 (an HMC chain takes 8–20 min on one core, depending
+  accepted); CGM (random-walk MH) for 5000 iterations keeping the last 500 on the CGM data and
+  1000 keeping the last 500 on the real data, as the authors' results script reads their runs
+  (it reshapes CGM traces into 5000 or 1000 iterations per chain). Four to six CPU-hours for Table 1 (an HMC chain takes 8–20 min on one core, depending
   on the tree it settles on and the load) and as much again for Table 2: run it in batches
   (``--chains``, ``--methods``, ``--datasets``) and join them with ``--merge``.
 * ``long``   — the paper's chains with k = 100 NUTS warm-up steps per half-move instead of 500:
@@ -27,7 +28,10 @@ prior α = 0.95, β = 1 of Chipman et al. (the paper's CGM settings use the othe
 Metrics per chain (then mean and sd over chains): the posterior-predictive MSE / accuracy of the
 chain (average of the kept trees' predictions), the average per-sample MSE (what the paper
 averages), the mean number of leaves after burn-in and the acceptance rate over the whole
-chain in percent. Writes ``<output>.json`` and ``.md`` (default ``benchmarks/results/rjhmc_tables``)
+chain in percent. The authors' results script pools instead the last 500 iterations of all
+chains and reports their mean and standard deviation; on the real data, where burn-in ends at
+200, that window is shorter than ours. The traces hold what is needed to compute it (chapter 7
+does). Writes ``<output>.json`` and ``.md`` (default ``benchmarks/results/rjhmc_tables``)
 and the per-chain traces (leaves at every iteration, test error of every kept tree) to
 ``<output>_traces.npz``.
 
@@ -58,9 +62,9 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 PROTOCOLS = {
     "paper": dict(n_chains=10, n_iter=1000, n_burnin=500, real_burnin=200, k_warmup=500, cgm_iter=5000,
-                  cgm_burnin=4500),
+                  cgm_burnin=4500, cgm_real_iter=1000, cgm_real_burnin=500),
     "long": dict(n_chains=10, n_iter=1000, n_burnin=500, real_burnin=200, k_warmup=100, cgm_iter=5000,
-                 cgm_burnin=4500),
+                 cgm_burnin=4500, cgm_real_iter=1000, cgm_real_burnin=500),
     "medium": dict(n_chains=4, n_iter=200, n_burnin=100, real_burnin=100, k_warmup=100, cgm_iter=2000,
                    cgm_burnin=1000),
     "quick": dict(n_chains=2, n_iter=16, n_burnin=8, real_burnin=8, k_warmup=20, cgm_iter=200, cgm_burnin=100),
@@ -77,19 +81,22 @@ TABLE4 = {
 }
 
 PAPER_TABLE1 = {  # CGM data: test MSE, average leaves, acceptance %
-    "cgm": dict(train_mse=0.043, test_mse=0.064, leaves=12.90, acceptance=0.02),
-    "wu": dict(train_mse=0.042, test_mse=0.062, leaves=33.1, acceptance=2.17),
-    "hmc-df": dict(train_mse=0.043, test_mse=0.041, leaves=9.68, acceptance=36.34),
-    "hmc-dfi": dict(train_mse=0.043, test_mse=0.041, leaves=8.15, acceptance=36.45),
+    "cgm": dict(train_mse=0.043, test_mse=0.064, test_sd=0.014, leaves=12.90, acceptance=0.02),
+    "wu": dict(train_mse=0.042, test_mse=0.062, test_sd=0.001, leaves=33.1, acceptance=2.17),
+    "hmc-df": dict(train_mse=0.043, test_mse=0.041, test_sd=4.6e-4, leaves=9.68, acceptance=36.34),
+    "hmc-dfi": dict(train_mse=0.043, test_mse=0.041, test_sd=4.5e-4, leaves=8.15, acceptance=36.45),
 }
-PAPER_TABLE2 = {  # test accuracy (CGM, SMC, WU, HMC-DF, HMC-DFI), average leaves, acceptance %
+PAPER_TABLE2 = {  # test accuracy (CGM, SMC, WU, HMC-DF, HMC-DFI) and its sd, average leaves, acceptance %
     "bcw": dict(test_acc=dict(cgm=0.939, smc=0.924, wu=0.922, **{"hmc-df": 0.940, "hmc-dfi": 0.952}),
+                test_sd=dict(cgm=0.014, smc=0.010, wu=0.017, **{"hmc-df": 0.010, "hmc-dfi": 0.007}),
                 leaves=dict(cgm=16.55, smc=18.55, wu=5.09, **{"hmc-df": 5.05, "hmc-dfi": 4.17}),
                 acceptance=dict(cgm=36.47, wu=6.58, **{"hmc-df": 54.09, "hmc-dfi": 58.64})),
     "iris": dict(test_acc=dict(cgm=0.908, smc=0.909, **{"hmc-df": 0.906, "hmc-dfi": 0.917}),
+                 test_sd=dict(cgm=0.022, smc=0.022, **{"hmc-df": 0.026, "hmc-dfi": 0.023}),
                  leaves=dict(cgm=4.33, smc=4.55, **{"hmc-df": 3.38, "hmc-dfi": 3.45}),
                  acceptance=dict(cgm=8.24, **{"hmc-df": 56.92, "hmc-dfi": 59.01})),
     "wine": dict(test_acc=dict(cgm=0.916, smc=0.978, **{"hmc-df": 0.950, "hmc-dfi": 0.948}),
+                 test_sd=dict(cgm=0.046, smc=0.022, **{"hmc-df": 0.039, "hmc-dfi": 0.022}),
                  leaves=dict(cgm=8.92, smc=9.20, **{"hmc-df": 5.92, "hmc-dfi": 6.12}),
                  acceptance=dict(cgm=19.64, **{"hmc-df": 53.04, "hmc-dfi": 53.11})),
 }
@@ -146,36 +153,54 @@ def fit(method, dataset, task, data, proto, n_jobs, seed):
     n_burnin = proto["n_burnin"] if task == "regression" else proto.get("real_burnin", proto["n_burnin"])
     Est = bayes.BayesianTreeRegressor if task == "regression" else bayes.BayesianTreeClassifier
     if method == "cgm":
-        est = Est(method="cgm", n_iter=proto["cgm_iter"], n_burnin=proto["cgm_burnin"], alpha=a, beta=b,
+        n_iter, n_burnin = proto["cgm_iter"], proto["cgm_burnin"]
+        if task == "classification":
+            n_iter, n_burnin = proto.get("cgm_real_iter", n_iter), proto.get("cgm_real_burnin", n_burnin)
+        est = Est(method="cgm", n_iter=n_iter, n_burnin=n_burnin, alpha=a, beta=b,
                   n_chains=proto["n_chains"], n_jobs=n_jobs, random_state=seed)
     else:
-        est = Est(method=method, n_iter=proto["n_iter"], n_burnin=n_burnin, k_warmup=proto["k_warmup"],
+        n_iter = proto["n_iter"]
+        est = Est(method=method, n_iter=n_iter, n_burnin=n_burnin, k_warmup=proto["k_warmup"],
                   h_init=h0, h_final=h1, alpha=a, beta=b, n_chains=proto["n_chains"], n_jobs=n_jobs,
                   random_state=seed)
+    settings = {"h_init": h0, "h_final": h1, "alpha": a, "beta": b, "n_iter": n_iter, "n_burnin": n_burnin}
     t0 = time.perf_counter()
     try:
         est.fit(data[0], data[1])
     except Exception as exc:  # record a failed run instead of losing the others
-        return {"error": f"{type(exc).__name__}: {exc}", "seconds": time.perf_counter() - t0,
-                "settings": {"h_init": h0, "h_final": h1, "alpha": a, "beta": b}}
+        return {"error": f"{type(exc).__name__}: {exc}", "seconds": time.perf_counter() - t0, "settings": settings}
     seconds = time.perf_counter() - t0
     rows, traces = chain_metrics(est, *data, task)
-    return {"chains": rows, "summary": summarise(rows), "seconds": seconds, "traces": traces,
-            "settings": {"h_init": h0, "h_final": h1, "alpha": a, "beta": b}}
+    return {"chains": rows, "summary": summarise(rows), "seconds": seconds, "traces": traces, "settings": settings}
 
 
 def real_datasets(names):
     return {name: load_rjhmc_real(name) for name in names}
 
 
-def markdown(res):
+def pooled_window(traces, key, window=500):
+    """Mean, sd and mean leaves over the last ``window`` iterations of every chain, pooled over chains.
+
+    This is how the authors' results script summarises a run (iterations 501-1000 of each chain); returns
+    None when the traces of ``key`` ("<table>/<dataset>/<method>") are absent.
+    """
+    if traces is None or f"{key}/test_error_per_sample" not in traces:
+        return None
+    err = np.asarray(traces[f"{key}/test_error_per_sample"], dtype=float)[:, -window:]
+    leaves = np.asarray(traces[f"{key}/n_leaves"], dtype=float)[:, -window:]
+    return float(err.mean()), float(err.std(ddof=1)), float(leaves.mean())
+
+
+def markdown(res, traces=None):
     proto = res["protocol"]
+    cgm_real = (f", on the real data {proto['cgm_real_iter']} ({proto['cgm_real_burnin']} burn-in)"
+                if "cgm_real_iter" in proto else "")
     title = " and ".join(n for n, key in (("Table 1", "table1"), ("Table 2", "table2")) if res[key])
     lines = [f"# RJHMC-Tree: {title} reproduced (`{res['protocol_name']}` protocol)", "",
              f"Protocol: {proto['n_chains']} chains per method; RJHMC {proto['n_iter']} iterations "
              f"({proto['n_burnin']} burn-in on the CGM data, {proto.get('real_burnin', proto['n_burnin'])} on the real "
              f"data), k = {proto['k_warmup']}; CGM {proto['cgm_iter']} iterations "
-             f"({proto['cgm_burnin']} burn-in). Mean (sd) over chains; paper values in brackets. "
+             f"({proto['cgm_burnin']} burn-in){cgm_real}. Mean (sd) over chains; paper values in brackets. "
              f"Machine: {res['machine']}; total {res['total_seconds']:.0f} s.", ""]
     if res["table1"]:
         lines += ["## Table 1 (CGM data; noise-only test MSE ≈ 0.04)", "",
@@ -194,6 +219,12 @@ def markdown(res):
         lines += ["", "Per-chain test MSE (posterior mean): " + "; ".join(
             f"{m}: " + ", ".join(f"{c['test_mse']:.3f}" for c in r["chains"])
             for m, r in res["table1"].items() if "error" not in r), ""]
+        pooled = {m: pooled_window(traces, f"table1/cgm/{m}") for m in res["table1"]}
+        if any(v is not None for v in pooled.values()):
+            lines += ["As the authors' results script summarises a run (the last 500 iterations of every chain, pooled): "
+                      + "; ".join(f"{m}: test MSE {v[0]:.4f} (sd {v[1]:.1e}) [{PAPER_TABLE1[m]['test_mse']} "
+                                  f"(sd {PAPER_TABLE1[m]['test_sd']:.1e})], leaves {v[2]:.2f}"
+                                  for m, v in pooled.items() if v is not None), ""]
     if not res["table2"]:
         lines += ["Table 2 was not part of this run (`--datasets ''`); run the script with the default datasets for it."]
     else:
@@ -212,6 +243,16 @@ def markdown(res):
                              f"[{pap['test_acc'].get(m, '–')}] | {s['leaves']['mean']:.2f} "
                              f"[{pap['leaves'].get(m, '–')}] | {s['acceptance']['mean']:.1f} "
                              f"[{pap['acceptance'].get(m, '–')}] | {r['seconds']:.0f} |")
+        pooled = {(d, m): pooled_window(traces, f"table2/{d}/{m}") for d, by_m in res["table2"].items() for m in by_m}
+        if any(v is not None for v in pooled.values()):
+            lines += ["", ("As the authors' results script summarises a run (the last 500 iterations of every chain, "
+                           "pooled; paper values in brackets):"), "",
+                      "| dataset | method | test acc (sd) | leaves |", "|---|---|---|---|"]
+            for (d, m), v in pooled.items():
+                if v is not None:
+                    pap = PAPER_TABLE2[d]
+                    lines.append(f"| {d} | {m} | {1 - v[0]:.3f} ({v[1]:.3f}) [{pap['test_acc'].get(m, '–')} "
+                                 f"({pap['test_sd'].get(m, '–')})] | {v[2]:.2f} [{pap['leaves'].get(m, '–')}] |")
     return "\n".join(lines) + "\n"
 
 
@@ -219,7 +260,7 @@ def write(res, traces, out):
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out.with_name(out.name + "_traces.npz"), **traces)
     out.with_suffix(".json").write_text(json.dumps(res, indent=1))
-    out.with_suffix(".md").write_text(markdown(res))
+    out.with_suffix(".md").write_text(markdown(res, traces))
     print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.md')} ({res['total_seconds']:.0f} s)")
 
 
@@ -231,9 +272,13 @@ def merge(paths, out):
     """
     loaded = [(json.loads(Path(p).read_text()), Path(p)) for p in paths]
     base = loaded[0][0]
-    for r, _ in loaded[1:]:
+    protocol = {}  # union over the files (older files may lack a later key); shared keys must agree
+    for r, _ in loaded:
         if (r["protocol_name"], r["seed"]) != (base["protocol_name"], base["seed"]):
             raise SystemExit("--merge: the files come from different protocols or seeds")
+        for key, value in r["protocol"].items():
+            if key != "n_chains" and protocol.setdefault(key, value) != value:
+                raise SystemExit(f"--merge: the files disagree on the protocol's {key}: {protocol[key]} vs {value}")
     entries = {}  # (table, dataset, method) -> [(first chain, run, traces of that run)]
     for r, path in loaded:
         npz = np.load(path.with_name(path.stem + "_traces.npz"))
@@ -244,7 +289,7 @@ def merge(paths, out):
             tr = {k[len(prefix):]: npz[k] for k in npz.files if k.startswith(prefix)}
             entries.setdefault(key, []).append((r.get("first_chain", 0), run, tr))
     res = dict(base, total_seconds=sum(r["total_seconds"] for r, _ in loaded), table1={}, table2={},
-               machine="; ".join(sorted({r["machine"] for r, _ in loaded})))
+               machine="; ".join(sorted({m for r, _ in loaded for m in r["machine"].split("; ")})))
     traces, ranges = {}, set()
     for key, batches in entries.items():
         batches.sort(key=lambda b: b[0])
@@ -263,8 +308,12 @@ def merge(paths, out):
             traces[f"{table}/{dataset}/{method}/{name}"] = np.concatenate([tr[name] for _, _, tr in batches])
     if len(ranges) != 1:
         raise SystemExit(f"--merge: the entries cover different chains (first chain, count): {sorted(ranges)}")
+    order = {m: i for i, m in enumerate(METHODS)}  # methods in the tables' order, whatever the files' order
+    res["table1"] = dict(sorted(res["table1"].items(), key=lambda kv: order.get(kv[0], len(order))))
+    res["table2"] = {d: dict(sorted(by_m.items(), key=lambda kv: order.get(kv[0], len(order))))
+                     for d, by_m in res["table2"].items()}
     (first, n_chains), = ranges
-    res["first_chain"], res["protocol"] = first, dict(base["protocol"], n_chains=n_chains)
+    res["first_chain"], res["protocol"] = first, dict(protocol, n_chains=n_chains)
     write(res, traces, out)
 
 

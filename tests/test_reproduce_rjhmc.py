@@ -55,3 +55,20 @@ def test_merge_refuses_gaps_and_overlaps(reproduce, tmp_path):
         reproduce.main(["--merge", str(tmp_path / "a.json"), str(tmp_path / "c.json"), "--output", str(tmp_path / "m")])
     with pytest.raises(SystemExit, match="contiguous"):
         reproduce.main(["--merge", str(tmp_path / "a.json"), str(tmp_path / "a.json"), "--output", str(tmp_path / "m")])
+    # files that disagree on a protocol setting (other than the number of chains) are refused too
+    other = json.loads((tmp_path / "c.json").read_text())
+    other["protocol"]["k_warmup"] += 1
+    (tmp_path / "c.json").write_text(json.dumps(other))
+    with pytest.raises(SystemExit, match="disagree on the protocol's k_warmup"):
+        reproduce.main(["--merge", str(tmp_path / "a.json"), str(tmp_path / "c.json"), "--output", str(tmp_path / "m")])
+
+
+def test_cgm_on_the_real_data_runs_the_protocols_real_data_length(reproduce):
+    proto = dict(reproduce.PROTOCOLS["quick"], n_chains=1, cgm_real_iter=60, cgm_real_burnin=30)
+    data = reproduce.real_datasets(["iris"])["iris"]
+    run = reproduce.fit("cgm", "iris", "classification", data, proto, 1, 0)
+    assert (run["settings"]["n_iter"], run["settings"]["n_burnin"]) == (60, 30)
+    assert run["traces"]["n_leaves"].shape == (1, 60)
+    assert run["traces"]["test_error_per_sample"].shape == (1, 30)
+    for key in ("cgm_real_iter", "cgm_real_burnin"):  # the paper protocols state it: 1000 keeping the last 500
+        assert reproduce.PROTOCOLS["paper"][key] == {"cgm_real_iter": 1000, "cgm_real_burnin": 500}[key]

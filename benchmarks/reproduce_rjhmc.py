@@ -7,9 +7,9 @@ Protocols (``--protocol``):
   paper's discussion of its Iris run puts the end of burn-in at iteration 200; its acceptance
   rates of 53–59 % fit 1000 iterations with 200 burn-in, since stays after burn-in are always
   accepted); CGM (random-walk MH) for 5000 iterations keeping the last 500 on the CGM data and
-  1000 keeping the last 500 on the real data, as the authors' results script reads their runs
-  (it reshapes CGM traces into 5000 or 1000 iterations per chain). Four to six CPU-hours for Table 1 (an HMC chain takes 8–20 min on one core, depending
-  on the tree it settles on and the load) and as much again for Table 2: run it in batches
+  1000 keeping the last 500 on the real data, the chain lengths the authors' results script
+  reads. Four to six CPU-hours for Table 1 (an HMC chain takes 8–20 min on one core, depending
+  on the tree it settles on and the load) and about four for Table 2: run it in batches
   (``--chains``, ``--methods``, ``--datasets``) and join them with ``--merge``.
 * ``long``   — the paper's chains with k = 100 NUTS warm-up steps per half-move instead of 500:
   about 1 CPU-hour for Table 1 (32 min on 2 cores).
@@ -29,9 +29,9 @@ Metrics per chain (then mean and sd over chains): the posterior-predictive MSE /
 chain (average of the kept trees' predictions), the average per-sample MSE (what the paper
 averages), the mean number of leaves after burn-in and the acceptance rate over the whole
 chain in percent. The authors' results script pools instead the last 500 iterations of all
-chains and reports their mean and standard deviation; on the real data, where burn-in ends at
-200, that window is shorter than ours. The traces hold what is needed to compute it (chapter 7
-does). Writes ``<output>.json`` and ``.md`` (default ``benchmarks/results/rjhmc_tables``)
+chains and reports their mean and standard deviation (on the real data, where burn-in ends at
+200, that window is shorter than ours); the ``.md`` adds that summary, computed from the traces
+(``pooled_window``). Writes ``<output>.json`` and ``.md`` (default ``benchmarks/results/rjhmc_tables``)
 and the per-chain traces (leaves at every iteration, test error of every kept tree) to
 ``<output>_traces.npz``.
 

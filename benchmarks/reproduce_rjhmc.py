@@ -30,8 +30,8 @@ chain (average of the kept trees' predictions), the average per-sample MSE (what
 averages), the mean number of leaves after burn-in and the acceptance rate over the whole
 chain in percent. The authors' results script pools instead the last 500 iterations of all
 chains and reports their mean and standard deviation (on the real data, where burn-in ends at
-200, that window is shorter than ours); the ``.md`` adds that summary, computed from the traces
-(``pooled_window``). Writes ``<output>.json`` and ``.md`` (default ``benchmarks/results/rjhmc_tables``)
+200, that window is shorter than ours); every entry also carries that summary as
+``paper_summary``, computed from the traces (``pooled_window``). Writes ``<output>.json`` and ``.md`` (default ``benchmarks/results/rjhmc_tables``)
 and the per-chain traces (leaves at every iteration, test error of every kept tree) to
 ``<output>_traces.npz``.
 
@@ -179,28 +179,32 @@ def real_datasets(names):
 
 
 def pooled_window(traces, key, window=500):
-    """Mean, sd and mean leaves over the last ``window`` iterations of every chain, pooled over chains.
+    """The run summarised as the authors' results script does: the last ``window`` iterations of every
+    chain (iterations 501-1000), pooled over chains.
 
-    This is how the authors' results script summarises a run (iterations 501-1000 of each chain); returns
-    None when the traces of ``key`` ("<table>/<dataset>/<method>") are absent.
+    Returns the mean and sd of the kept trees' test error and their mean number of leaves, or None when
+    the traces of ``key`` ("<table>/<dataset>/<method>") are absent.
     """
-    if traces is None or f"{key}/test_error_per_sample" not in traces:
+    if f"{key}/test_error_per_sample" not in traces:
         return None
     err = np.asarray(traces[f"{key}/test_error_per_sample"], dtype=float)[:, -window:]
     leaves = np.asarray(traces[f"{key}/n_leaves"], dtype=float)[:, -window:]
-    return float(err.mean()), float(err.std(ddof=1)), float(leaves.mean())
+    return {"window": window, "test_error": float(err.mean()), "test_error_sd": float(err.std(ddof=1)),
+            "leaves": float(leaves.mean())}
 
 
-def markdown(res, traces=None):
+def markdown(res):
     proto = res["protocol"]
-    cgm_real = (f", on the real data {proto['cgm_real_iter']} ({proto['cgm_real_burnin']} burn-in)"
-                if "cgm_real_iter" in proto else "")
+    burnin, cgm_real = f"{proto['n_burnin']} burn-in", ""
+    if res["table2"]:  # the real data have their own burn-in and CGM length in the paper protocols
+        burnin += f" on the CGM data, {proto.get('real_burnin', proto['n_burnin'])} on the real data"
+        if "cgm_real_iter" in proto:
+            cgm_real = f"; {proto['cgm_real_iter']} with {proto['cgm_real_burnin']} burn-in on the real data"
     title = " and ".join(n for n, key in (("Table 1", "table1"), ("Table 2", "table2")) if res[key])
     lines = [f"# RJHMC-Tree: {title} reproduced (`{res['protocol_name']}` protocol)", "",
-             f"Protocol: {proto['n_chains']} chains per method; RJHMC {proto['n_iter']} iterations "
-             f"({proto['n_burnin']} burn-in on the CGM data, {proto.get('real_burnin', proto['n_burnin'])} on the real "
-             f"data), k = {proto['k_warmup']}; CGM {proto['cgm_iter']} iterations "
-             f"({proto['cgm_burnin']} burn-in){cgm_real}. Mean (sd) over chains; paper values in brackets. "
+             f"Protocol: {proto['n_chains']} chains per method; RJHMC {proto['n_iter']} iterations ({burnin}), "
+             f"k = {proto['k_warmup']}; CGM {proto['cgm_iter']} iterations ({proto['cgm_burnin']} burn-in{cgm_real}). "
+             f"Mean (sd) over chains; paper values in brackets. "
              f"Machine: {res['machine']}; total {res['total_seconds']:.0f} s.", ""]
     if res["table1"]:
         lines += ["## Table 1 (CGM data; noise-only test MSE ≈ 0.04)", "",
@@ -219,12 +223,12 @@ def markdown(res, traces=None):
         lines += ["", "Per-chain test MSE (posterior mean): " + "; ".join(
             f"{m}: " + ", ".join(f"{c['test_mse']:.3f}" for c in r["chains"])
             for m, r in res["table1"].items() if "error" not in r), ""]
-        pooled = {m: pooled_window(traces, f"table1/cgm/{m}") for m in res["table1"]}
-        if any(v is not None for v in pooled.values()):
+        pooled = {m: r["paper_summary"] for m, r in res["table1"].items() if r.get("paper_summary")}
+        if pooled:
             lines += ["As the authors' results script summarises a run (the last 500 iterations of every chain, pooled): "
-                      + "; ".join(f"{m}: test MSE {v[0]:.4f} (sd {v[1]:.1e}) [{PAPER_TABLE1[m]['test_mse']} "
-                                  f"(sd {PAPER_TABLE1[m]['test_sd']:.1e})], leaves {v[2]:.2f}"
-                                  for m, v in pooled.items() if v is not None), ""]
+                      + "; ".join(f"{m}: test MSE {v['test_error']:.4f} (sd {v['test_error_sd']:.1e}) "
+                                  f"[{PAPER_TABLE1[m]['test_mse']} (sd {PAPER_TABLE1[m]['test_sd']:.1e})], "
+                                  f"leaves {v['leaves']:.2f}" for m, v in pooled.items()), ""]
     if not res["table2"]:
         lines += ["Table 2 was not part of this run (`--datasets ''`); run the script with the default datasets for it."]
     else:
@@ -243,24 +247,29 @@ def markdown(res, traces=None):
                              f"[{pap['test_acc'].get(m, '–')}] | {s['leaves']['mean']:.2f} "
                              f"[{pap['leaves'].get(m, '–')}] | {s['acceptance']['mean']:.1f} "
                              f"[{pap['acceptance'].get(m, '–')}] | {r['seconds']:.0f} |")
-        pooled = {(d, m): pooled_window(traces, f"table2/{d}/{m}") for d, by_m in res["table2"].items() for m in by_m}
-        if any(v is not None for v in pooled.values()):
+        pooled = {(d, m): r["paper_summary"] for d, by_m in res["table2"].items() for m, r in by_m.items()
+                  if r.get("paper_summary")}
+        if pooled:
             lines += ["", ("As the authors' results script summarises a run (the last 500 iterations of every chain, "
                            "pooled; paper values in brackets):"), "",
                       "| dataset | method | test acc (sd) | leaves |", "|---|---|---|---|"]
             for (d, m), v in pooled.items():
-                if v is not None:
-                    pap = PAPER_TABLE2[d]
-                    lines.append(f"| {d} | {m} | {1 - v[0]:.3f} ({v[1]:.3f}) [{pap['test_acc'].get(m, '–')} "
-                                 f"({pap['test_sd'].get(m, '–')})] | {v[2]:.2f} [{pap['leaves'].get(m, '–')}] |")
+                pap = PAPER_TABLE2[d]
+                lines.append(f"| {d} | {m} | {1 - v['test_error']:.3f} ({v['test_error_sd']:.3f}) "
+                             f"[{pap['test_acc'].get(m, '–')} ({pap['test_sd'].get(m, '–')})] | {v['leaves']:.2f} "
+                             f"[{pap['leaves'].get(m, '–')}] |")
     return "\n".join(lines) + "\n"
 
 
 def write(res, traces, out):
     out.parent.mkdir(parents=True, exist_ok=True)
+    entries = [(f"table1/cgm/{m}", r) for m, r in res["table1"].items()]
+    entries += [(f"table2/{d}/{m}", r) for d, by_m in res["table2"].items() for m, r in by_m.items()]
+    for key, run in entries:
+        run["paper_summary"] = pooled_window(traces, key)
     np.savez_compressed(out.with_name(out.name + "_traces.npz"), **traces)
     out.with_suffix(".json").write_text(json.dumps(res, indent=1))
-    out.with_suffix(".md").write_text(markdown(res, traces))
+    out.with_suffix(".md").write_text(markdown(res))
     print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.md')} ({res['total_seconds']:.0f} s)")
 
 

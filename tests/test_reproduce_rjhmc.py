@@ -24,7 +24,7 @@ def reproduce():
 def _entries(res):
     out = {("table1", m): r for m, r in res["table1"].items()}
     out.update({(d, m): r for d, by_m in res["table2"].items() for m, r in by_m.items()})
-    return {k: (r["chains"], r["summary"]) for k, r in out.items()}
+    return {k: (r["chains"], r["summary"], r["paper_summary"]) for k, r in out.items()}
 
 
 def test_batches_of_chains_methods_and_datasets_merge_into_the_full_run(reproduce, tmp_path):

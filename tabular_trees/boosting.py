@@ -783,6 +783,10 @@ class GradientBoostingRegressor(RegressorMixin, _BaseBooster):
     error ``(y - f)^2 / 2``, with leaf weights :func:`leaf_weight` and split
     gains :func:`split_gain`, and adds ``learning_rate`` times it.
 
+    Units of ``y``: shifting ``y`` only moves ``base_score_``. As in XGBoost, ``reg_lambda``
+    and ``gamma`` are in units of ``y`` (gradients scale with ``y``, Hessians do not), so
+    rescaling ``y`` changes their effect; with both at 0 the predictions rescale with ``y``.
+
     Parameters
     ----------
     n_estimators : int, default=100

@@ -23,6 +23,8 @@ __all__ = [
     "check_real",
     "check_option",
     "reject_missing_labels",
+    "as_finite_array",
+    "check_finite_result",
     "as_kernel_matrix",
     "check_tree_arrays",
 ]
@@ -204,3 +206,29 @@ def check_tree_arrays(children_left, children_right, feature, n_features=None, *
     if np.any(internal & ((f < 0) | (f >= hi))):
         raise ValueError(f"tree splits on a feature outside 0..{hi - 1}.")
     return cl, cr, f
+
+
+def as_finite_array(a, name, *, ndim=None, allow_empty=True):
+    """Return ``a`` as a finite float64 array (any shape unless ``ndim`` is given) or raise a clear error."""
+    if a is None:
+        raise TypeError(f"{name} must be a numeric array, got None.")
+    if hasattr(a, "tocsr"):
+        raise TypeError(f"{name} is a sparse matrix; pass a dense array ({name}.toarray()).")
+    try:
+        arr = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be numeric: {exc}.") from None
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}.")
+    if not allow_empty and arr.size == 0:
+        raise ValueError(f"{name} is empty.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinity; pass finite values.")
+    return arr
+
+
+def check_finite_result(out, what, hint):
+    """Raise a ``ValueError`` when a computed result overflowed (inputs of an absurd scale)."""
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{what} overflowed float64 (non-finite result): {hint}")
+    return out

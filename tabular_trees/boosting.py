@@ -60,6 +60,8 @@ from ._validation import (
     check_real,
     check_tree_arrays,
     reject_missing_labels,
+    as_finite_array,
+    check_finite_result,
 )
 
 __all__ = [
@@ -80,6 +82,24 @@ _HESS_FLOOR = 1e-16  # as in XGBoost: keeps H + lambda > 0 when lambda = 0 and p
 
 
 # --------------------------------------------------------------------------- formulas
+def _same_shape(*named):
+    shapes = {n: a.shape for n, a in named}
+    if len(set(shapes.values())) > 1:
+        raise ValueError(f"{', '.join(shapes)} must have the same shape, got {shapes}.")
+
+
+def _y_raw(y, raw, n_outputs=1):
+    """Validate a loss method's ``y`` (targets / class codes) and ``raw`` (scores) before the formulas."""
+    y = as_finite_array(y, "y", ndim=1)
+    raw = as_finite_array(raw, "raw", ndim=1 if n_outputs == 1 else 2)
+    if raw.shape[0] != y.shape[0] or (n_outputs > 1 and raw.shape[1] != n_outputs):
+        want = f"({y.shape[0]},)" if n_outputs == 1 else f"({y.shape[0]}, {n_outputs})"
+        raise ValueError(f"raw must have shape {want} to match y, got {raw.shape}.")
+    if n_outputs > 1 and (np.any(y != np.round(y)) or np.any(y < 0) or np.any(y >= n_outputs)):
+        raise ValueError(f"y must hold class codes 0..{n_outputs - 1} (integers), got other values.")
+    return y, raw
+
+
 def _check_lambda(reg_lambda):
     return check_real(reg_lambda, "reg_lambda", min_val=0.0)
 
@@ -116,10 +136,9 @@ def leaf_weight(G, H, reg_lambda=1.0):
     1.5
     """
     lam = _check_lambda(reg_lambda)
-    G_arr = np.asarray(G, dtype=np.float64)
-    H_arr = np.asarray(H, dtype=np.float64)
-    if not (np.all(np.isfinite(G_arr)) and np.all(np.isfinite(H_arr))):
-        raise ValueError("G and H must be finite.")
+    G_arr = as_finite_array(G, "G")
+    H_arr = as_finite_array(H, "H")
+    _same_shape(("G", G_arr), ("H", H_arr))
     if np.any(H_arr < 0):
         raise ValueError("H is a sum of Hessians of a convex loss and must be >= 0.")
     if np.any(H_arr + lam <= 0):
@@ -165,9 +184,8 @@ def split_gain(GL, HL, GR, HR, reg_lambda=1.0, gamma=0.0):
     """
     lam = _check_lambda(reg_lambda)
     gam = check_real(gamma, "gamma", min_val=0.0)
-    arrs = [np.asarray(a, dtype=np.float64) for a in (GL, HL, GR, HR)]
-    if not all(np.all(np.isfinite(a)) for a in arrs):
-        raise ValueError("GL, HL, GR and HR must be finite.")
+    arrs = [as_finite_array(a, n) for a, n in ((GL, "GL"), (HL, "HL"), (GR, "GR"), (HR, "HR"))]
+    _same_shape(*zip(("GL", "HL", "GR", "HR"), arrs))
     GL_, HL_, GR_, HR_ = arrs
     if np.any(HL_ < 0) or np.any(HR_ < 0):
         raise ValueError("HL and HR are sums of Hessians of a convex loss and must be >= 0.")
@@ -175,7 +193,9 @@ def split_gain(GL, HL, GR, HR, reg_lambda=1.0, gamma=0.0):
         raise ValueError("HL + reg_lambda and HR + reg_lambda must be > 0.")
     G = GL_ + GR_
     H = HL_ + HR_
-    out = 0.5 * (GL_**2 / (HL_ + lam) + GR_**2 / (HR_ + lam) - G**2 / (H + lam)) - gam
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = 0.5 * (GL_**2 / (HL_ + lam) + GR_**2 / (HR_ + lam) - G**2 / (H + lam)) - gam
+    check_finite_result(out, "split_gain", "GL and GR are too large (|G| near 1e154 or more); rescale them.")
     return float(out) if out.ndim == 0 else out
 
 
@@ -198,11 +218,13 @@ class SquaredError:
 
     def loss(self, y, raw):
         """Per-sample loss ``(y - f)^2 / 2``."""
-        return 0.5 * (np.asarray(y, dtype=np.float64) - np.asarray(raw, dtype=np.float64)) ** 2
+        y, raw = _y_raw(y, raw)
+        return 0.5 * (y - raw) ** 2
 
     def gradient_hessian(self, y, raw):
         """First and second derivative of the loss in ``f`` (per sample)."""
-        g = np.asarray(raw, dtype=np.float64) - np.asarray(y, dtype=np.float64)
+        y, raw = _y_raw(y, raw)
+        g = raw - y
         return g, np.ones_like(g)
 
     def base_score(self, y):
@@ -233,14 +255,14 @@ class LogisticLoss:
 
     def loss(self, y, raw):
         """Per-sample log-loss ``log(1 + exp(f)) - y f`` (computed stably)."""
-        y = np.asarray(y, dtype=np.float64)
-        raw = np.asarray(raw, dtype=np.float64)
+        y, raw = _y_raw(y, raw)
         return np.logaddexp(0.0, raw) - y * raw
 
     def gradient_hessian(self, y, raw):
         """``g = sigma(f) - y``, ``h = max(sigma(f)(1 - sigma(f)), 1e-16)``."""
-        p = _sigmoid(np.asarray(raw, dtype=np.float64))
-        return p - np.asarray(y, dtype=np.float64), np.maximum(p * (1.0 - p), _HESS_FLOOR)
+        y, raw = _y_raw(y, raw)
+        p = _sigmoid(raw)
+        return p - y, np.maximum(p * (1.0 - p), _HESS_FLOOR)
 
     def base_score(self, y):
         """Log-odds of the positive-class frequency."""
@@ -268,18 +290,19 @@ class SoftmaxLoss:
     """
 
     def __init__(self, n_classes):
-        self.n_outputs = int(n_classes)
+        self.n_outputs = check_int(n_classes, "n_classes", min_val=2)
 
     def loss(self, y, raw):
         """Per-sample cross-entropy."""
-        raw = np.asarray(raw, dtype=np.float64)
+        y, raw = _y_raw(y, raw, self.n_outputs)
         m = raw.max(axis=1, keepdims=True)
         lse = m[:, 0] + np.log(np.exp(raw - m).sum(axis=1))
         return lse - raw[np.arange(raw.shape[0]), np.asarray(y, dtype=np.int64)]
 
     def gradient_hessian(self, y, raw):
         """Per-class gradients and diagonal Hessians, each of shape (n, K)."""
-        p = _softmax(np.asarray(raw, dtype=np.float64))
+        y, raw = _y_raw(y, raw, self.n_outputs)
+        p = _softmax(raw)
         onehot = np.zeros_like(p)
         onehot[np.arange(p.shape[0]), np.asarray(y, dtype=np.int64)] = 1.0
         return p - onehot, np.maximum(p * (1.0 - p), _HESS_FLOOR)
@@ -409,7 +432,11 @@ def bin_data(X, edges):
 
 def _check_edges(edges, n_features):
     if not isinstance(edges, (list, tuple)) or len(edges) != n_features:
-        raise ValueError(f"edges must be a list with one array of cuts per feature ({n_features}).")
+        got = len(edges) if isinstance(edges, (list, tuple)) else type(edges).__name__
+        raise ValueError(
+            f"edges must be a list with one array of cuts per feature of X ({n_features} features), got {got}; "
+            "compute them with compute_bin_edges on data with the same columns."
+        )
     out = []
     for j, e in enumerate(edges):
         e = np.asarray(e, dtype=np.float64)

@@ -62,7 +62,9 @@ def sine_function(x):
     >>> float(sine_function(0.0))
     0.0
     """
-    x = np.asarray(x, dtype=np.float64)
+    from ._validation import as_finite_array
+
+    x = as_finite_array(x, "x")
     return np.sin(2.0 * x) + 0.3 * x
 
 

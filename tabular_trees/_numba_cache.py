@@ -7,8 +7,8 @@ upgrade or a ``git pull`` that changed only the callee's file.
 
 This module, imported first by :mod:`tabular_trees`, puts in front of numba's cache locators one
 subclass of each of them that answers only for files of this package and returns, as the source
-stamp, the pair (numba's own stamp of the file, a hash of every ``.py`` file of the package and
-of numba's version). Any change to any source file of the package thus invalidates every cached
+stamp, the pair (numba's own stamp of the file, a hash of every ``.py`` file of the package, of
+numba's version and of its ``NUMBA_BOUNDSCHECK`` setting, which numba's own key ignores). Any change to any source file of the package thus invalidates every cached
 function of the package (numba then recompiles and overwrites its index), and nothing outside
 the package is affected. The hash reads the package's sources once per process (a few hundred
 kB, about a millisecond).
@@ -27,10 +27,14 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def package_source_hash(root=_PACKAGE_DIR):
-    """SHA-256 over the relative path and content of every ``.py`` file under ``root``, and numba's version."""
+    """SHA-256 over every ``.py`` file under ``root`` (path and content), numba's version and its boundscheck flag.
+
+    numba's own cache key ignores ``NUMBA_BOUNDSCHECK``: without the flag in this key, a run under
+    ``NUMBA_BOUNDSCHECK=1`` would load machine code compiled without bounds checks.
+    """
     import numba
 
-    h = hashlib.sha256(numba.__version__.encode())
+    h = hashlib.sha256(f"{numba.__version__}|boundscheck={numba.config.BOUNDSCHECK}".encode())
     for path in sorted(root.rglob("*.py")):
         h.update(path.relative_to(root).as_posix().encode())
         h.update(b"\0")

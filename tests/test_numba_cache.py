@@ -84,3 +84,15 @@ def test_key_covers_every_source_file(tmp_path):
     assert package_source_hash(pkg) == h0
     _edit_sigmoid(soft_tree)
     assert package_source_hash(pkg) != h0
+
+
+def test_boundscheck_setting_is_part_of_the_key(tmp_path):
+    # numba keys its cache on the bytecode only, so NUMBA_BOUNDSCHECK=1 would reuse unchecked code
+    code = "import tabular_trees._numba_cache as c; print(c.package_source_hash())"
+    keys = []
+    for flag in ("0", "1"):
+        env = {**os.environ, "NUMBA_BOUNDSCHECK": flag}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        keys.append(out.stdout.strip())
+    assert keys[0] != keys[1]

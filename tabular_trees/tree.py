@@ -424,6 +424,10 @@ class _BaseCART(BaseEstimator):
         return criterion, max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
 
     def _validate_X(self, X, reset):
+        if not reset and hasattr(X, "columns"):
+            # a DataFrame: feature names first (scikit-learn's order), so that one with other
+            # columns gets the feature-name error, not a complaint about its values
+            validate_data(self, X, reset=False, skip_check_array=True)
         X32 = _as_X(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
         return X32

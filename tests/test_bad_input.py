@@ -480,3 +480,29 @@ def test_every_public_name_is_covered():
             if callable(getattr(module, n)) and key not in SPECS and key not in EXEMPT:
                 missing.append(key)
     assert not missing, f"public names without bad-input coverage: {missing}"
+
+
+def _small(Est):
+    from tabular_trees.soft_trees import SoftTreeRegressor
+
+    if Est is SoftTreeRegressor:
+        return Est(n_trees=4, n_iter=5)
+    if "n_estimators" in Est().get_params():
+        return Est(n_estimators=5)
+    if "n_iter" in Est().get_params():  # the Bayesian estimators
+        return Est(n_iter=4, n_burnin=2, k_warmup=20, h_init=0.05, h_final=0.05)
+    return Est()
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in SPECS.items() if s.estimator is not None))
+def test_sklearn_dataframe_column_names_check(name):
+    # scikit-learn defines this check but check_estimator does not run it: run it explicitly
+    pytest.importorskip("pandas")
+    from sklearn.utils.estimator_checks import check_dataframe_column_names_consistency
+
+    spec = SPECS[name]
+    if spec.bayes:
+        pytest.xfail(BAYES_XFAIL)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_dataframe_column_names_consistency(spec.estimator.__name__, _small(spec.estimator))

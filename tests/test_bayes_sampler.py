@@ -8,22 +8,24 @@ from scipy import integrate
 from scipy.special import betaln
 from scipy.stats import invgamma, norm
 
-from tabular_trees.bayes import (SoftTree, TreePosterior, adaptation_schedule, cgm_chain, cgm_log_marginal,
-                                 log_tree_prior, propose_move, rjhmc_chain, run_tree_nuts, sample_gaussian,
-                                 softness_schedule)
+from tabular_trees.bayes import SoftTree, TreePosterior, cgm_chain, log_tree_prior, rjhmc_chain, run_tree_nuts, \
+    softness_schedule
+from tabular_trees.bayes.cgm import _cgm_log_marginal
+from tabular_trees.bayes.nuts import _adaptation_schedule, _sample_gaussian
+from tabular_trees.bayes.rjhmc import _propose_move
 
 
 def test_adaptation_schedule_is_stans():
-    assert adaptation_schedule(500) == [(0, 74), (75, 99), (100, 149), (150, 249), (250, 449), (450, 499)]
-    assert adaptation_schedule(10) == [(0, 9)]
-    assert adaptation_schedule(100) == [(0, 14), (15, 89), (90, 99)]
+    assert _adaptation_schedule(500) == [(0, 74), (75, 99), (100, 149), (150, 249), (250, 449), (450, 499)]
+    assert _adaptation_schedule(10) == [(0, 9)]
+    assert _adaptation_schedule(100) == [(0, 14), (15, 89), (90, 99)]
     assert softness_schedule(500) == (75, 349)
 
 
 @pytest.mark.parametrize("cov", [np.diag([1.0, 4.0, 0.25]), np.array([[1.0, 0.9, 0.0], [0.9, 1.0, 0.3], [0.0, 0.3, 2.0]])])
 def test_nuts_recovers_gaussian_moments(cov):
     mean = np.array([1.0, -2.0, 0.5])
-    s, info = sample_gaussian(mean, cov, n_warmup=500, n_samples=4000, seed=3)
+    s, info = _sample_gaussian(mean, cov, n_warmup=500, n_samples=4000, seed=3)
     sd = np.sqrt(np.diag(cov))
     # NUTS draws on a Gaussian are nearly independent; allow an effective size of N/4
     n_eff = s.shape[0] / 4
@@ -36,9 +38,9 @@ def test_nuts_recovers_gaussian_moments(cov):
 
 
 def test_nuts_same_seed_same_chain():
-    a, _ = sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=11)
-    b, _ = sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=11)
-    c, _ = sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=12)
+    a, _ = _sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=11)
+    b, _ = _sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=11)
+    c, _ = _sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=12)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -94,9 +96,9 @@ def test_grow_prune_reversible_and_ratio_terms_cancel():
         rng = np.random.default_rng(4)
         base = SoftTree(2, use_simplex).grow(0, 1, 0.4, np.array([0.3, 0.7]), 0.8)
         probs = (0.5, 0.25, 0.25)
-        grown, lq_grow, mv = propose_move(post, base, "grow", probs, rng)
+        grown, lq_grow, mv = _propose_move(post, base, "grow", probs, rng)
         assert mv == "grow" and grown.prunable_nodes().shape[0] == 1
-        pruned, lq_prune, mv = propose_move(post, grown, "prune", probs, rng)
+        pruned, lq_prune, mv = _propose_move(post, grown, "prune", probs, rng)
         assert mv == "prune" and pruned.same_as(base)
         assert lq_grow + lq_prune == pytest.approx(0.0, abs=1e-10)
         h, sigma = 0.05, 0.6
@@ -116,7 +118,7 @@ def test_grow_prune_reversible_and_ratio_terms_cancel():
 def test_prune_of_single_leaf_is_a_stay():
     X, y = _small_regression()
     post = TreePosterior(X, y, "regression", False)
-    t, lq, mv = propose_move(post, SoftTree(1), "prune", (0.2, 0.2, 0.6), np.random.default_rng(0))
+    t, lq, mv = _propose_move(post, SoftTree(1), "prune", (0.2, 0.2, 0.6), np.random.default_rng(0))
     assert mv == "stay" and lq == 0.0 and t.n_leaves == 1
 
 
@@ -154,13 +156,13 @@ def test_cgm_regression_marginal_matches_numerical_integration():
                 * invgamma.pdf(s2, nu / 2, scale=nu * lam / 2))
 
     val, _ = integrate.dblquad(integrand, 1e-6, 40, -15, 15, epsabs=1e-12)
-    assert cgm_log_marginal(SoftTree(1), X, y, "regression", (nu, lam, a, mubar)) == pytest.approx(np.log(val), abs=1e-5)
+    assert _cgm_log_marginal(SoftTree(1), X, y, "regression", (nu, lam, a, mubar)) == pytest.approx(np.log(val), abs=1e-5)
 
 
 def test_cgm_classification_marginal_is_beta_function():
     y = np.array([0, 1, 1, 1, 0, 1])
     X = np.zeros((6, 1))
-    assert cgm_log_marginal(SoftTree(1), X, y, "classification", (2, 1.0)) == pytest.approx(betaln(3, 5))
+    assert _cgm_log_marginal(SoftTree(1), X, y, "classification", (2, 1.0)) == pytest.approx(betaln(3, 5))
 
 
 def test_cgm_chain_finds_the_step_and_is_reproducible():
@@ -198,4 +200,4 @@ def test_sampler_bad_inputs():
     with pytest.raises(ValueError, match="class codes"):
         TreePosterior(X, np.full(X.shape[0], 3), "classification", False, n_classes=2)
     with pytest.raises(ValueError, match="move"):
-        propose_move(post, tree, "jump", (0.2, 0.2, 0.6), np.random.default_rng(0))
+        _propose_move(post, tree, "jump", (0.2, 0.2, 0.6), np.random.default_rng(0))

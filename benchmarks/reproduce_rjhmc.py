@@ -31,7 +31,8 @@ averages), the mean number of leaves after burn-in and the acceptance rate over 
 chain in percent. The authors' results script pools instead the last 500 iterations of all
 chains and reports their mean and standard deviation (on the real data, where burn-in ends at
 200, that window is shorter than ours); every entry also carries that summary as
-``paper_summary``, computed from the traces (``pooled_window``). Writes ``<output>.json`` and ``.md`` (default ``benchmarks/results/rjhmc_tables``)
+``paper_summary``, computed from the traces (``pooled_window``). Writes ``<output>.json`` (default ``tabular_trees/_recorded/rjhmc_tables``: recorded runs the book shows ship
+as package data) and ``benchmarks/results/<name>.md``
 and the per-chain traces (leaves at every iteration, test error of every kept tree) to
 ``<output>_traces.npz``.
 
@@ -42,7 +43,7 @@ Usage::
     # the paper protocol in batches, then one file
     python benchmarks/reproduce_rjhmc.py --methods hmc-dfi --datasets '' --chains 0:2 --output dfi_0
     python benchmarks/reproduce_rjhmc.py --skip-table1 --datasets wine --methods hmc-df --output wine_df
-    python benchmarks/reproduce_rjhmc.py --merge dfi_0.json ... wine_df.json --output benchmarks/results/rjhmc_paper
+    python benchmarks/reproduce_rjhmc.py --merge dfi_0.json ... wine_df.json --output tabular_trees/_recorded/rjhmc_paper
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ import numpy as np
 from tabular_trees import bayes
 from tabular_trees.datasets import load_rjhmc_real, make_cgm
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(__file__).resolve().parent / "results"  # human-readable .md tables
+RECORDED = Path(__file__).resolve().parents[1] / "tabular_trees" / "_recorded"  # .json/.npz the book reads
 
 PROTOCOLS = {
     "paper": dict(n_chains=10, n_iter=1000, n_burnin=500, real_burnin=200, k_warmup=500, cgm_iter=5000,
@@ -269,8 +271,10 @@ def write(res, traces, out):
         run["paper_summary"] = pooled_window(traces, key)
     np.savez_compressed(out.with_name(out.name + "_traces.npz"), **traces)
     out.with_suffix(".json").write_text(json.dumps(res, indent=1))
-    out.with_suffix(".md").write_text(markdown(res))
-    print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.md')} ({res['total_seconds']:.0f} s)")
+    md = RESULTS / f"{out.name}.md"
+    md.parent.mkdir(parents=True, exist_ok=True)
+    md.write_text(markdown(res))
+    print(f"wrote {out.with_suffix('.json')} and {md} ({res['total_seconds']:.0f} s)")
 
 
 def merge(paths, out):
@@ -347,7 +351,7 @@ def main(argv=None):
     ap.add_argument("--merge", nargs="+", default=None, metavar="JSON",
                     help="join result files (batches of chains, other methods or datasets) of one protocol and "
                          "seed into --output instead of running")
-    ap.add_argument("--output", default=str(RESULTS / "rjhmc_tables"), help="output path without extension")
+    ap.add_argument("--output", default=str(RECORDED / "rjhmc_tables"), help="output path without extension")
     args = ap.parse_args(argv)
     if args.merge:
         return merge(args.merge, Path(args.output))

@@ -43,6 +43,8 @@ Usage::
     # the paper protocol in batches, then one file
     python benchmarks/reproduce_rjhmc.py --methods hmc-dfi --datasets '' --chains 0:2 --output dfi_0
     python benchmarks/reproduce_rjhmc.py --skip-table1 --datasets wine --methods hmc-df --output wine_df
+    # Table 1 with the authors' positional prune warm start (chapter 7; about 4-6 CPU-hours)
+    python benchmarks/reproduce_rjhmc.py --protocol paper --datasets '' --methods hmc-df,hmc-dfi --prune-start reference --output tabular_trees/_recorded/rjhmc_paper_reference_start
     python benchmarks/reproduce_rjhmc.py --merge dfi_0.json ... wine_df.json --output tabular_trees/_recorded/rjhmc_paper
 """
 
@@ -142,7 +144,7 @@ def summarise(rows):
             for k in keys}
 
 
-def fit(method, dataset, task, data, proto, n_jobs, seed):
+def fit(method, dataset, task, data, proto, n_jobs, seed, prune_start="paper"):
     h0, h1, a, b = TABLE4[method][dataset]
     n_burnin = proto["n_burnin"] if task == "regression" else proto.get("real_burnin", proto["n_burnin"])
     Est = bayes.BayesianTreeRegressor if task == "regression" else bayes.BayesianTreeClassifier
@@ -158,8 +160,10 @@ def fit(method, dataset, task, data, proto, n_jobs, seed):
         n_iter = proto["n_iter"]
         est = Est(method=method, n_iter=n_iter, n_burnin=n_burnin, k_warmup=proto["k_warmup"],
                   h_init=h0, h_final=h1, alpha=a, beta=b, n_chains=proto["n_chains"], n_jobs=n_jobs,
-                  random_state=seed, **paper_scaling)
+                  random_state=seed, prune_start=prune_start, **paper_scaling)
     settings = {"h_init": h0, "h_final": h1, "alpha": a, "beta": b, "n_iter": n_iter, "n_burnin": n_burnin}
+    if method != "cgm" and prune_start != "paper":
+        settings["prune_start"] = prune_start
     t0 = time.perf_counter()
     try:
         est.fit(data[0], data[1])
@@ -347,6 +351,9 @@ def main(argv=None):
     ap.add_argument("--merge", nargs="+", default=None, metavar="JSON",
                     help="join result files (batches of chains, other methods or datasets) of one protocol and "
                          "seed into --output instead of running")
+    ap.add_argument("--prune-start", choices=("paper", "reference"), default="paper",
+                    help="HMC methods: the paper's prune warm start or the authors' code's positional copy "
+                         "(rjhmc_chain's prune_start); 'reference' is recorded in the protocol")
     ap.add_argument("--output", default=str(RECORDED / "rjhmc_tables"), help="output path without extension")
     args = ap.parse_args(argv)
     if args.merge:
@@ -355,6 +362,8 @@ def main(argv=None):
     proto = dict(PROTOCOLS[name])
     if args.n_chains is not None:
         proto["n_chains"] = args.n_chains
+    if args.prune_start != "paper":  # part of the protocol, so batches with different starts never merge
+        proto["prune_start"] = args.prune_start
     first = 0
     seed = args.seed
     if args.chains is not None:
@@ -374,7 +383,8 @@ def main(argv=None):
            f"n_jobs={args.n_jobs}", "table1": {}, "table2": {}}
     Xtr, ytr, Xte, yte = make_cgm(random_state=args.seed)
     for m in ([] if args.skip_table1 else methods):
-        res["table1"][m] = fit(m, "cgm", "regression", (Xtr, ytr, Xte, yte), proto, args.n_jobs, seed)
+        res["table1"][m] = fit(m, "cgm", "regression", (Xtr, ytr, Xte, yte), proto, args.n_jobs, seed,
+                               args.prune_start)
         if "error" in res["table1"][m]:
             print(f"Table 1 {m}: {res['table1'][m]['error']}", flush=True)
             continue
@@ -386,7 +396,7 @@ def main(argv=None):
     for d, data in real_datasets(names).items():
         res["table2"][d] = {}
         for m in methods:
-            res["table2"][d][m] = fit(m, d, "classification", data, proto, args.n_jobs, seed)
+            res["table2"][d][m] = fit(m, d, "classification", data, proto, args.n_jobs, seed, args.prune_start)
             if "error" in res["table2"][d][m]:
                 print(f"Table 2 {d} {m}: {res['table2'][d][m]['error']}", flush=True)
                 continue

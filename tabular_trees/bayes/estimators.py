@@ -81,7 +81,7 @@ class _BayesianTreeBase(BaseEstimator):
     def __init__(self, method="hmc-df", n_iter=1000, n_burnin=500, random_state=None, *, n_chains=1, n_jobs=None,
                  k_warmup=500, h_init=None, h_final=None, alpha=0.45, beta=2.5,
                  warmup_probs=(0.5, 0.25, 0.25), sampling_probs=(0.2, 0.2, 0.6), max_tree_depth=10,
-                 mu_loc=0.0, mu_scale=1.0, sigma_a=1.5, sigma_b=1.5, progress=False):
+                 mu_loc=0.0, mu_scale=1.0, sigma_a=1.5, sigma_b=1.5, progress=False, prune_start="paper"):
         self.method = method
         self.n_iter = n_iter
         self.n_burnin = n_burnin
@@ -101,6 +101,7 @@ class _BayesianTreeBase(BaseEstimator):
         self.sigma_a = sigma_a
         self.sigma_b = sigma_b
         self.progress = progress
+        self.prune_start = prune_start
 
     # ------------------------------------------------------------------ fitting
     def _validate_params_(self):
@@ -122,6 +123,7 @@ class _BayesianTreeBase(BaseEstimator):
         check_real(self.mu_scale, "mu_scale", min_val=0.0, include_boundaries="neither")
         check_real(self.sigma_a, "sigma_a", min_val=0.0, include_boundaries="neither")
         check_real(self.sigma_b, "sigma_b", min_val=0.0, include_boundaries="neither")
+        check_option(self.prune_start, "prune_start", {"paper", "reference"})
         if not isinstance(self.progress, (bool, np.bool_)):
             raise TypeError(f"progress must be True or False, got {self.progress!r}.")
         wp = _check_probs(self.warmup_probs, "warmup_probs")
@@ -149,7 +151,8 @@ class _BayesianTreeBase(BaseEstimator):
                                  mu_loc=float(self.mu_loc), mu_scale=float(self.mu_scale), sigma_a=float(self.sigma_a),
                                  sigma_b=float(self.sigma_b), alpha=a, beta=b)
             common = dict(n_iter=n_iter, n_burnin=n_burnin, k_warmup=self.k_warmup, h_init=h0, h_final=h1,
-                          warmup_probs=wp, sampling_probs=sp, max_tree_depth=self.max_tree_depth)
+                          warmup_probs=wp, sampling_probs=sp, max_tree_depth=self.max_tree_depth,
+                          prune_start=self.prune_start)
             jobs = [(post,) for _ in rngs]
         sequential = self.n_chains == 1 or self.n_jobs in (None, 1)
         if sequential:
@@ -278,6 +281,9 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
         is scaled by the data, so CGM's posterior over trees does not depend on the units of y).
     progress : bool, default=False
         Show a tqdm progress bar (tqdm must be installed).
+    prune_start : {"paper", "reference"}, default="paper"
+        Where the NUTS run after a prune starts (HMC methods): the paper's rule, or the authors'
+        code's positional copy (see ``rjhmc_chain``). Ignored by ``method="cgm"``.
     standardize_y : bool, default=True
         Fit the chains to ``(y - mean(y)) / std(y)`` and map predictions back, so that the
         paper's priors (μ ~ N(0, 1), σ ~ InverseGamma(1.5, 1.5)) are sensible for a target in
@@ -317,12 +323,13 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
     def __init__(self, method="hmc-df", n_iter=1000, n_burnin=500, random_state=None, *, n_chains=1, n_jobs=None,
                  k_warmup=500, h_init=None, h_final=None, alpha=0.45, beta=2.5,
                  warmup_probs=(0.5, 0.25, 0.25), sampling_probs=(0.2, 0.2, 0.6), max_tree_depth=10,
-                 mu_loc=0.0, mu_scale=1.0, sigma_a=1.5, sigma_b=1.5, progress=False, standardize_y=True):
+                 mu_loc=0.0, mu_scale=1.0, sigma_a=1.5, sigma_b=1.5, progress=False, prune_start="paper",
+                 standardize_y=True):
         super().__init__(method=method, n_iter=n_iter, n_burnin=n_burnin, random_state=random_state,
                          n_chains=n_chains, n_jobs=n_jobs, k_warmup=k_warmup, h_init=h_init, h_final=h_final,
                          alpha=alpha, beta=beta, warmup_probs=warmup_probs, sampling_probs=sampling_probs,
                          max_tree_depth=max_tree_depth, mu_loc=mu_loc, mu_scale=mu_scale, sigma_a=sigma_a,
-                         sigma_b=sigma_b, progress=progress)
+                         sigma_b=sigma_b, progress=progress, prune_start=prune_start)
         self.standardize_y = standardize_y
 
     def __sklearn_tags__(self):

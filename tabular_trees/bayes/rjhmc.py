@@ -209,7 +209,8 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
     -------
     dict with ``trees`` (kept SoftTree samples with constrained τ, κ/Δ, μ), ``sigmas``,
     ``leaf_probs`` (classification), and per-iteration traces ``n_leaves``,
-    ``log_posterior``, ``move`` (0 grow, 1 prune, 2 stay), ``accepted``, ``divergences``.
+    ``log_posterior``, ``move`` (0 grow, 1 prune, 2 stay), ``accepted``, ``log_alpha`` (the log
+    acceptance ratio of the iteration's proposal, Eq. 19 in burn-in and Eq. 18 after), ``divergences``.
 
     Examples
     --------
@@ -262,6 +263,7 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
     tr_lp = np.zeros(n_iter)
     tr_move = np.zeros(n_iter, dtype=np.int64)
     tr_acc = np.zeros(n_iter, dtype=bool)
+    tr_la = np.zeros(n_iter)
     tr_div = np.zeros(n_iter, dtype=np.int64)
     tr_div_w = np.zeros(n_iter, dtype=np.int64)
     trees, sigmas, leaf_probs = [], [], []
@@ -304,6 +306,7 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
         tr_lp[it] = lp_x
         tr_move[it] = _MOVES.index(move)
         tr_acc[it] = accept
+        tr_la[it] = log_alpha
         tr_div[it] = info1["divergences"] + info2["divergences"]
         tr_div_w[it] = info1["divergences_warmup"] + info2["divergences_warmup"]
         if not burn:
@@ -315,4 +318,4 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
             callback(it)
     return dict(trees=trees, sigmas=np.array([s if s is not None else np.nan for s in sigmas]),
                 leaf_probs=leaf_probs, n_leaves=tr_leaves, log_posterior=tr_lp, move=tr_move, accepted=tr_acc,
-                divergences=tr_div, divergences_warmup=tr_div_w, h=h, visited=visited)
+                log_alpha=tr_la, divergences=tr_div, divergences_warmup=tr_div_w, h=h, visited=visited)

@@ -301,3 +301,18 @@ def test_prune_start_reference_changes_only_prune_proposals():
         g1 = _propose_move(post, base, "grow", (0.2, 0.2, 0.6), np.random.default_rng(seed), "paper")
         g2 = _propose_move(post, base, "grow", (0.2, 0.2, 0.6), np.random.default_rng(seed), "reference")
         assert g1[0].same_as(g2[0])
+
+
+def test_chain_results_are_typed_records():
+    from tabular_trees.bayes.rjhmc import ChainResult
+
+    rng = np.random.default_rng(0)
+    X, y = rng.random((30, 2)), rng.normal(size=30)
+    post = TreePosterior(X, y, "regression", use_simplex=False)
+    for out in (rjhmc_chain(post, n_iter=3, n_burnin=1, seed=0, k_warmup=5),
+                cgm_chain(X, y, "regression", n_iter=20, n_burnin=10, seed=0)):
+        assert isinstance(out, ChainResult)
+        assert out["n_leaves"] is out.n_leaves and len(out.trees) == out.sigmas.shape[0]
+        assert out.log_alpha.shape == out.n_leaves.shape
+        with pytest.raises(KeyError, match="nleaves"):
+            out["nleaves"]

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._validation import as_1d_target, as_float_matrix, as_regression_target, check_int, check_option, check_real
+from .rjhmc import ChainResult
 from .soft_tree import SoftTree
 
 __all__ = ["cgm_chain"]
@@ -152,7 +153,7 @@ def _leaf_summary(tree, X, y, task, hyper):
 def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95, beta=1.0,
               move_probs=(0.25, 0.25, 0.4, 0.1), nu=3.0, lam=None, a=1.0 / 3.0, mubar=None, class_alpha=1.0,
               callback=None, likelihood=True):
-    """One CGM Metropolis–Hastings chain; returns samples and traces like :func:`rjhmc_chain`.
+    """One CGM Metropolis–Hastings chain; returns its samples and traces as a ``ChainResult`` like :func:`rjhmc_chain`.
 
     Parameters
     ----------
@@ -186,7 +187,7 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
     """
     check_option(task, "task", {"regression", "classification"})
     X = as_float_matrix(X, "X")
-    n_iter = check_int(n_iter, "n_iter", min_val=1)
+    n_iter = check_int(n_iter, "n_iter", min_val=1, max_val=10**7)
     n_burnin = check_int(n_burnin, "n_burnin", min_val=0, max_val=n_iter)
     if not isinstance(seed, np.random.Generator):
         seed = check_int(seed, "seed", min_val=0)
@@ -236,6 +237,7 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
     tr_lp = np.zeros(n_iter)
     tr_move = np.zeros(n_iter, dtype=np.int64)
     tr_acc = np.zeros(n_iter, dtype=bool)
+    tr_la = np.full(n_iter, np.nan)
     trees, leaf_probs = [], []
     for it in range(n_iter):
         move = ("grow", "prune", "change", "swap")[int(rng.choice(4, p=p))]
@@ -289,6 +291,7 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
             if _valid(new, X, new_rows):
                 lp_new = marginal(new, X, y, task, hyper, new_rows) + _cgm_log_prior(new, X, alpha, beta, new_rows)
                 log_alpha = lp_new - lpost + log_q
+                tr_la[it] = log_alpha
                 if np.isfinite(log_alpha) and math.log(rng.random()) < min(0.0, log_alpha):
                     tree, rows, lpost, accept = new, new_rows, lp_new, True
         tr_leaves[it] = tree.n_leaves
@@ -302,6 +305,7 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
                 leaf_probs.append(probs)
         if callback is not None:
             callback(it)
-    return dict(trees=trees, sigmas=np.full(len(trees), np.nan), leaf_probs=leaf_probs, n_leaves=tr_leaves,
-                log_posterior=tr_lp, move=tr_move, accepted=tr_acc, divergences=np.zeros(n_iter, dtype=np.int64),
-                divergences_warmup=np.zeros(n_iter, dtype=np.int64), h=np.nan)
+    return ChainResult(trees=trees, sigmas=np.full(len(trees), np.nan), leaf_probs=leaf_probs, n_leaves=tr_leaves,
+                       log_posterior=tr_lp, move=tr_move, accepted=tr_acc, log_alpha=tr_la,
+                       divergences=np.zeros(n_iter, dtype=np.int64),
+                       divergences_warmup=np.zeros(n_iter, dtype=np.int64), h=np.nan)

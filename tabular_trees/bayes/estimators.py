@@ -106,13 +106,13 @@ class _BayesianTreeBase(BaseEstimator):
     # ------------------------------------------------------------------ fitting
     def _validate_params_(self):
         check_option(self.method, "method", set(_METHODS))
-        n_iter = check_int(self.n_iter, "n_iter", min_val=1)
+        n_iter = check_int(self.n_iter, "n_iter", min_val=1, max_val=10**7)
         n_burnin = check_int(self.n_burnin, "n_burnin", min_val=0)
         if n_burnin >= n_iter:
             raise ValueError(f"n_burnin ({n_burnin}) must be smaller than n_iter ({n_iter}); "
                              "n_iter counts all iterations including burn-in.")
-        check_int(self.n_chains, "n_chains", min_val=1)
-        check_int(self.k_warmup, "k_warmup", min_val=0)
+        check_int(self.n_chains, "n_chains", min_val=1, max_val=10**4)
+        check_int(self.k_warmup, "k_warmup", min_val=0, max_val=10**6)
         check_int(self.max_tree_depth, "max_tree_depth", min_val=1, max_val=30)
         a = check_real(self.alpha, "alpha", min_val=0.0, max_val=1.0, include_boundaries="neither")
         b = check_real(self.beta, "beta", min_val=0.0)

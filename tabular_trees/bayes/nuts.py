@@ -515,8 +515,8 @@ def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_i
 
     if not isinstance(posterior, TreePosterior):
         raise TypeError(f"posterior must be a TreePosterior, got {type(posterior).__name__}.")
-    n_warmup = check_int(n_warmup, "n_warmup", min_val=0)
-    n_samples = check_int(n_samples, "n_samples", min_val=1)
+    n_warmup = check_int(n_warmup, "n_warmup", min_val=0, max_val=10**6)
+    n_samples = check_int(n_samples, "n_samples", min_val=1, max_val=10**7)
     seed = check_int(seed, "seed", min_val=0, max_val=2**32 - 1)
     max_tree_depth = check_int(max_tree_depth, "max_tree_depth", min_val=1, max_val=30)
     h_init = check_real(h_init, "h_init", min_val=0.0, include_boundaries="neither")

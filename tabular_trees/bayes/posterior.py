@@ -699,6 +699,8 @@ class TreePosterior:
     def __init__(self, X, y, task, use_simplex, n_classes=None, mu_loc=0.0, mu_scale=1.0,
                  sigma_a=1.5, sigma_b=1.5, simplex_alpha=1.0, class_alpha=1.0, alpha=0.95, beta=1.0):
         check_option(task, "task", {"regression", "classification"})
+        if not isinstance(use_simplex, (bool, np.bool_)):
+            raise TypeError(f"use_simplex must be True or False, got {use_simplex!r}.")
         X = as_float_matrix(X, "X")
         for name, val in (("mu_scale", mu_scale), ("sigma_a", sigma_a), ("sigma_b", sigma_b),
                           ("simplex_alpha", simplex_alpha), ("class_alpha", class_alpha)):

@@ -23,6 +23,7 @@ drawn parameters cancel the priors of the new coordinates exactly.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -36,6 +37,52 @@ from .soft_tree import SoftTree, _check_tree
 __all__ = ["rjhmc_chain"]
 
 _MOVES = ("grow", "prune", "stay")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ChainResult:
+    """One chain's output (``rjhmc_chain`` and ``cgm_chain``): kept samples and per-iteration traces.
+
+    Fields are also readable by key (``result["n_leaves"]``), as in earlier versions.
+
+    Attributes
+    ----------
+    trees : list of SoftTree
+        Kept samples (after burn-in), constrained parameters.
+    sigmas : ndarray of shape (n_kept,)
+        Noise standard deviation of each kept sample (NaN for classification and CGM).
+    leaf_probs : list of ndarray
+        Classification: leaf class probabilities of each kept sample.
+    n_leaves, log_posterior, move, accepted, log_alpha, divergences, divergences_warmup : ndarray of shape (n_iter,)
+        Per-iteration traces; ``move`` codes are 0 grow, 1 prune, 2 stay (RJHMC) and 3 change,
+        4 swap (CGM); ``log_alpha`` is the log acceptance ratio of the iteration's proposal
+        (NaN where none was evaluated).
+    h : float
+        Split softness of the kept samples (NaN for CGM's hard trees).
+    visited : list
+        ``record_topologies=True``: the (current, proposed) trees of every iteration.
+    """
+
+    trees: list
+    sigmas: np.ndarray
+    leaf_probs: list
+    n_leaves: np.ndarray
+    log_posterior: np.ndarray
+    move: np.ndarray
+    accepted: np.ndarray
+    log_alpha: np.ndarray
+    divergences: np.ndarray
+    divergences_warmup: np.ndarray
+    h: float
+    visited: list = dataclasses.field(default_factory=list)
+
+    def __getitem__(self, key):
+        if not isinstance(key, str) or key not in self.__dataclass_fields__:
+            raise KeyError(f"{key!r} is not a field of ChainResult; fields: {sorted(self.__dataclass_fields__)}.")
+        return getattr(self, key)
+
+    def keys(self):
+        return list(self.__dataclass_fields__)
 
 
 def _log_prior_new(posterior, feature, threshold, simplex, value):
@@ -207,8 +254,9 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
 
     Returns
     -------
-    dict with ``trees`` (kept SoftTree samples with constrained τ, κ/Δ, μ), ``sigmas``,
-    ``leaf_probs`` (classification), and per-iteration traces ``n_leaves``,
+    ChainResult
+        A record (fields also readable by key) with ``trees`` (kept SoftTree samples with
+        constrained τ, κ/Δ, μ), ``sigmas``, ``leaf_probs`` (classification), and per-iteration traces ``n_leaves``,
     ``log_posterior``, ``move`` (0 grow, 1 prune, 2 stay), ``accepted``, ``log_alpha`` (the log
     acceptance ratio of the iteration's proposal, Eq. 19 in burn-in and Eq. 18 after), ``divergences``.
 
@@ -223,9 +271,9 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
     """
     if not isinstance(posterior, TreePosterior):
         raise TypeError(f"posterior must be a TreePosterior, got {type(posterior).__name__}.")
-    n_iter = check_int(n_iter, "n_iter", min_val=1)
+    n_iter = check_int(n_iter, "n_iter", min_val=1, max_val=10**6)
     n_burnin = check_int(n_burnin, "n_burnin", min_val=0, max_val=n_iter)
-    check_int(k_warmup, "k_warmup", min_val=0)
+    check_int(k_warmup, "k_warmup", min_val=0, max_val=10**6)
     h_init = check_real(h_init, "h_init", min_val=0.0, include_boundaries="neither")
     h_final = check_real(h_final, "h_final", min_val=0.0, include_boundaries="neither")
     check_int(max_tree_depth, "max_tree_depth", min_val=1, max_val=30)
@@ -316,6 +364,6 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
                 leaf_probs.append(posterior.leaf_class_probabilities(tree, h))
         if callback is not None:
             callback(it)
-    return dict(trees=trees, sigmas=np.array([s if s is not None else np.nan for s in sigmas]),
-                leaf_probs=leaf_probs, n_leaves=tr_leaves, log_posterior=tr_lp, move=tr_move, accepted=tr_acc,
-                log_alpha=tr_la, divergences=tr_div, divergences_warmup=tr_div_w, h=h, visited=visited)
+    return ChainResult(trees=trees, sigmas=np.array([s if s is not None else np.nan for s in sigmas]),
+                       leaf_probs=leaf_probs, n_leaves=tr_leaves, log_posterior=tr_lp, move=tr_move, accepted=tr_acc,
+                       log_alpha=tr_la, divergences=tr_div, divergences_warmup=tr_div_w, h=h, visited=visited)

@@ -241,6 +241,9 @@ class SoftTree:
 
     def same_as(self, other, atol=0.0):
         """True if both trees have identical arrays (up to ``atol`` for real values)."""
+        if not isinstance(other, SoftTree):
+            raise TypeError(f"other must be a SoftTree, got {type(other).__name__}.")
+        atol = check_real(atol, "atol", min_val=0.0)
         if self.n_nodes != other.n_nodes:
             return False
         ints = all(np.array_equal(getattr(self, a), getattr(other, a)) for a in ("left", "right", "depth"))

@@ -137,7 +137,10 @@ class _BayesianTreeBase(BaseEstimator):
     def _fit(self, X, y_codes, n_classes):
         n_iter, n_burnin, a, b, h0, h1, wp, sp = self._validate_params_()
         self.x_min_ = X.min(axis=0)
-        rng_ = X.max(axis=0) - self.x_min_
+        with np.errstate(over="ignore"):
+            rng_ = X.max(axis=0) - self.x_min_
+        if not np.all(np.isfinite(rng_)):
+            raise ValueError("X has a column whose range overflows (values near ±1e308); rescale X first.")
         self.x_range_ = np.where(rng_ > 0, rng_, 1.0)
         Xs = (X - self.x_min_) / self.x_range_
         rngs = _chain_seeds(self.random_state, self.n_chains)

@@ -710,6 +710,9 @@ class TreePosterior:
         check_real(beta, "beta", min_val=0.0)
         if task == "regression":
             y = as_regression_target(y, X.shape[0])
+            if np.max(np.abs(y)) > 1e150:
+                raise ValueError("y has values beyond 1e150 in magnitude, whose squares overflow; standardise y "
+                                 "(BayesianTreeRegressor does so by default).")
         else:
             y = np.asarray(y)
             if y.shape != (X.shape[0],) or y.dtype.kind not in "iu":

@@ -122,7 +122,7 @@ class SoftTree:
     """
 
     def __init__(self, n_features, use_simplex=False):
-        self.n_features = check_int(n_features, "n_features", min_val=1)
+        self.n_features = check_int(n_features, "n_features", min_val=1, max_val=10**6)
         if not isinstance(use_simplex, (bool, np.bool_)):
             raise TypeError(f"use_simplex must be True or False, got {use_simplex!r}.")
         self.use_simplex = bool(use_simplex)

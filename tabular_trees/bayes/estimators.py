@@ -409,7 +409,7 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
 class BayesianTreeClassifier(ClassifierMixin, _BayesianTreeBase):
     """Bayesian classification tree (Dirichlet–multinomial leaves) sampled by RJHMC-Tree or CGM.
 
-    Parameters are those of :class:`BayesianTreeRegressor`.
+    Parameters are those of :class:`BayesianTreeRegressor` except ``standardize_y``.
 
     Attributes
     ----------

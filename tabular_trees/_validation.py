@@ -22,6 +22,7 @@ __all__ = [
     "check_int",
     "check_real",
     "check_option",
+    "reject_missing_labels",
     "as_kernel_matrix",
     "check_tree_arrays",
 ]
@@ -93,8 +94,7 @@ def as_class_target(y, n_samples, name="y", *, min_classes=2, allow_continuous=F
         raise TypeError(f"{name} must hold class labels, got complex dtype {arr.dtype}.")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinity; drop those samples first.")
-    if arr.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr):
-        raise ValueError(f"{name} contains None or NaN labels; drop those samples first.")
+    reject_missing_labels(arr, name)
     if not allow_continuous and arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
         raise ValueError(
             f"{name} has continuous float values; a classifier needs class labels. "
@@ -110,6 +110,16 @@ def as_class_target(y, n_samples, name="y", *, min_classes=2, allow_continuous=F
             "check that the training set contains every class."
         )
     return classes, np.ascontiguousarray(codes.ravel(), dtype=np.int64)
+
+
+def reject_missing_labels(y, name="y"):
+    """Raise a clear ``ValueError`` if an object label array holds None or NaN (before any sorting)."""
+    arr = np.asarray(y)
+    if arr.dtype.kind == "O" and any(
+        v is None or (isinstance(v, (float, np.floating)) and not np.isfinite(v)) for v in arr.ravel()
+    ):
+        raise ValueError(f"{name} contains None or NaN labels; drop those samples or give them a class first.")
+    return y
 
 
 def check_int(value, name, *, min_val=None, max_val=None, allow_none=False):

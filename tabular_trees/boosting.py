@@ -59,6 +59,7 @@ from ._validation import (
     check_random_state,
     check_real,
     check_tree_arrays,
+    reject_missing_labels,
 )
 
 __all__ = [
@@ -955,6 +956,8 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseBooster):
         -------
         self
         """
+        if y is not None:
+            reject_missing_labels(y)
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2)
         check_classification_targets(y)
         classes, codes = as_class_target(y, X.shape[0])

@@ -78,6 +78,7 @@ from ._validation import (
     as_float_matrix,
     as_kernel_matrix,
     check_tree_arrays,
+    reject_missing_labels,
     as_regression_target,
     check_int,
     check_option,
@@ -684,7 +685,7 @@ class CARTClassifier(ClassifierMixin, _BaseCART):
         """
         params = self._validated_params()
         X32 = self._validate_X(X, reset=True)
-        y = self._prepare_y(y)
+        y = reject_missing_labels(self._prepare_y(y))
         check_classification_targets(y)
         classes, codes = as_class_target(y, X32.shape[0], min_classes=1)
         self.classes_ = classes

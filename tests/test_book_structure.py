@@ -114,7 +114,7 @@ def _fake_app(tmp_path, pages, minimums):
         page.write_text(html, encoding="utf-8")
     return SimpleNamespace(
         outdir=str(outdir),
-        builder=SimpleNamespace(format="html"),
+        builder=SimpleNamespace(format="html", get_outfilename=lambda docname: str(outdir / (docname + ".html"))),
         config=SimpleNamespace(figure_minimums=minimums),
         env=SimpleNamespace(found_docs=set(pages)),
     )

@@ -82,7 +82,9 @@ def _copy_plotly_and_check_figures(app, exception) -> None:
     minimums = dict(app.config.figure_minimums or {})
     problems = []
     for docname, minimum in sorted(minimums.items()):
-        page = Path(app.outdir) / (docname + ".html")
+        # dirhtml writes docname/index.html; html writes docname.html
+        get_outfilename = getattr(app.builder, "get_outfilename", None)
+        page = Path(get_outfilename(docname)) if get_outfilename else Path(app.outdir) / (docname + ".html")
         if not page.is_file():
             if docname in app.env.found_docs:
                 problems.append(f"{docname}: page {page} was not written")

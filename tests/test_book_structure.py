@@ -134,3 +134,34 @@ def test_every_foundations_chapter_has_a_figure_minimum():
     config = (ROOT / "_config.yml").read_text(encoding="utf-8")
     for path in CONVERTED:
         assert re.search(rf"book/{path.stem}:\s*\d+", config), f"_config.yml has no figure minimum for {path.stem}"
+
+
+def test_convert_gated_solutions_makes_the_withholdable_pattern():
+    import convert_gated_solutions as conv
+
+    def md(text, i):
+        return {"cell_type": "markdown", "id": f"m{i}", "metadata": {}, "source": [text]}
+
+    def code(text, i, tags=()):
+        return {"cell_type": "code", "id": f"c{i}", "metadata": {"tags": list(tags)} if tags else {},
+                "source": [text], "outputs": [], "execution_count": None}
+
+    cells = [
+        md("```{exercise}\n:label: ex-a\n\nDo it.\n```\n\n```{solution-start} ex-a\n:class: dropdown\n```\n", 0),
+        md("First we compute.", 1),
+        code("answer = 41 + 1", 2),
+        md("So the answer is 42.\n\n```{solution-end}\n```\n\nAfter the exercise.", 3),
+        code("assert answer == 42\nprint(f\"chapter executed in {t:.0f} s\")", 4, ["remove-cell"]),
+    ]
+    out = conv.convert_cells(cells, "x.ipynb")
+    text = "".join("".join(c["source"]) for c in out if c["cell_type"] == "markdown")
+    assert "{solution-start}" not in text and "{solution-end}" not in text
+    assert "```{solution} ex-a\n:class: dropdown" in text and "So the answer is 42." in text
+    assert "After the exercise." in text and "```{exercise}" in text
+    tagged = {"".join(c["source"]): _tags(c) for c in out if c["cell_type"] == "code"}
+    assert tagged["answer = 41 + 1"] == ["solution", "hide-input"]
+    assert tagged["assert answer == 42\n"] == ["remove-cell", "solution"]
+    assert tagged['print(f"chapter executed in {t:.0f} s")'] == ["remove-cell"]
+    # a visible cell that needs a solution's result cannot be converted automatically
+    with pytest.raises(SystemExit, match="reads \\['answer'\\]"):
+        conv.convert_cells(cells[:4] + [code("print(answer)", 5)], "x.ipynb")

@@ -14,6 +14,8 @@ never imports plotting or data-frame libraries):
 - :mod:`tabular_trees.bayes` — Bayesian decision trees: soft trees, NUTS, RJHMC-Tree (HMC-DF/HMC-DFI) and the CGM sampler.
 """
 
+from . import _numba_cache  # noqa: F401  (first: keys numba's cache on the package's sources)
+
 __version__ = "0.2.0"
 
 __all__ = ["__version__"]

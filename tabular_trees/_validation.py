@@ -22,6 +22,9 @@ __all__ = [
     "check_int",
     "check_real",
     "check_option",
+    "reject_missing_labels",
+    "as_kernel_matrix",
+    "check_tree_arrays",
 ]
 
 
@@ -91,8 +94,7 @@ def as_class_target(y, n_samples, name="y", *, min_classes=2, allow_continuous=F
         raise TypeError(f"{name} must hold class labels, got complex dtype {arr.dtype}.")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinity; drop those samples first.")
-    if arr.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr):
-        raise ValueError(f"{name} contains None or NaN labels; drop those samples first.")
+    reject_missing_labels(arr, name)
     if not allow_continuous and arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
         raise ValueError(
             f"{name} has continuous float values; a classifier needs class labels. "
@@ -108,6 +110,16 @@ def as_class_target(y, n_samples, name="y", *, min_classes=2, allow_continuous=F
             "check that the training set contains every class."
         )
     return classes, np.ascontiguousarray(codes.ravel(), dtype=np.int64)
+
+
+def reject_missing_labels(y, name="y"):
+    """Raise a clear ``ValueError`` if an object label array holds None or NaN (before any sorting)."""
+    arr = np.asarray(y)
+    if arr.dtype.kind == "O" and any(
+        v is None or (isinstance(v, (float, np.floating)) and not np.isfinite(v)) for v in arr.ravel()
+    ):
+        raise ValueError(f"{name} contains None or NaN labels; drop those samples or give them a class first.")
+    return y
 
 
 def check_int(value, name, *, min_val=None, max_val=None, allow_none=False):
@@ -137,3 +149,58 @@ def check_option(value, name, options):
     if value not in options:
         raise ValueError(f"{name} must be one of {sorted(options)!r}, got {value!r}.")
     return value
+
+
+def as_kernel_matrix(X, n_features, name="X", *, dtype=np.float64, allow_nan=False, exact=True):
+    """Return ``X`` as a C-contiguous 2-D array with ``n_features`` columns for a compiled kernel.
+
+    Compiled tree traversals index ``X[i, feature[node]]`` without bounds checks, so a matrix
+    with too few columns would be read out of bounds; this is the check that prevents it.
+    ``exact=False`` accepts more columns than ``n_features`` (the tree uses the first ones).
+    """
+    if X is None:
+        raise TypeError(f"{name} must be an array-like of shape (n_samples, {n_features}), got None.")
+    if allow_nan:
+        arr = np.asarray(X) if not hasattr(X, "dtype") or X.dtype == object else X
+        if getattr(arr, "ndim", 2) != 2:
+            raise ValueError(f"{name} must be 2-D of shape (n_samples, {n_features}), got shape {np.shape(arr)}.")
+        try:
+            out = check_array(X, dtype=dtype, order="C", ensure_all_finite="allow-nan", input_name=name)
+        except ValueError as exc:
+            raise ValueError(f"Invalid {name}: {exc}") from None
+    else:
+        out = as_float_matrix(X, name, dtype=dtype)
+    if out.shape[1] < n_features or (exact and out.shape[1] != n_features):
+        need = n_features if exact else f"at least {n_features}"
+        raise ValueError(
+            f"{name} has {out.shape[1]} features (columns) but the tree needs {need}; "
+            f"pass the same columns, in the same order, as at fit time."
+        )
+    return out
+
+
+def check_tree_arrays(children_left, children_right, feature, n_features=None, *, internal=None):
+    """Check that node arrays describe a tree a compiled traversal can walk safely.
+
+    ``internal`` marks the split nodes (default ``children_left != -1``); each must have two
+    children with later node indices below ``node_count`` and split on a feature in
+    ``0..n_features-1`` (any non-negative feature when ``n_features`` is None).
+    """
+    cl = np.asarray(children_left)
+    cr = np.asarray(children_right)
+    f = np.asarray(feature)
+    n = cl.shape[0] if cl.ndim == 1 else -1
+    if n < 1 or cr.shape != (n,) or f.shape != (n,):
+        raise ValueError("tree arrays children_left, children_right and feature must be 1-D of one common length >= 1.")
+    internal = cl != -1 if internal is None else np.asarray(internal, dtype=bool)
+    idx = np.arange(n)
+    bad_child = internal & ((cl <= idx) | (cl >= n) | (cr <= idx) | (cr >= n))
+    if np.any(bad_child):
+        raise ValueError(
+            f"tree arrays are inconsistent at node {int(np.flatnonzero(bad_child)[0])}: children must be -1 "
+            "(leaf) or a later node index below node_count."
+        )
+    hi = np.iinfo(np.int64).max if n_features is None else n_features
+    if np.any(internal & ((f < 0) | (f >= hi))):
+        raise ValueError(f"tree splits on a feature outside 0..{hi - 1}.")
+    return cl, cr, f

@@ -51,7 +51,16 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _boosting_kernels as _k
-from ._validation import as_class_target, as_regression_target, check_int, check_random_state, check_real
+from ._validation import (
+    as_class_target,
+    as_kernel_matrix,
+    as_regression_target,
+    check_int,
+    check_random_state,
+    check_real,
+    check_tree_arrays,
+    reject_missing_labels,
+)
 
 __all__ = [
     "leaf_weight",
@@ -454,9 +463,14 @@ def build_histogram(X_binned, gradients, hessians, sample_indices=None, n_bins=N
     g = as_regression_target(gradients, n, name="gradients")
     h = as_regression_target(hessians, n, name="hessians")
     max_code = int(codes.max()) if codes.size else 0
+    if max_code > 65535:
+        raise ValueError(
+            f"X_binned has bin code {max_code}, above the supported maximum 65535 (at most 65536 bins per "
+            "feature); bin the data with bin_data, which never produces such codes."
+        )
     if n_bins is None:
         n_bins = max_code + 1
-    n_bins = check_int(n_bins, "n_bins", min_val=1)
+    n_bins = check_int(n_bins, "n_bins", min_val=1, max_val=65536)
     if max_code >= n_bins:
         raise ValueError(f"X_binned has code {max_code} but n_bins={n_bins}; n_bins must exceed every code.")
     if sample_indices is None:
@@ -545,21 +559,38 @@ class BoostedTree:
                 depth[self.children_right[node]] = depth[node] + 1
         return int(depth.max())
 
+    def _checked(self, X):
+        feature = np.ascontiguousarray(self.feature, dtype=np.int64)
+        check_tree_arrays(self.children_left, self.children_right, feature, internal=feature >= 0)
+        need = int(feature.max()) + 1 if feature.size and feature.max() >= 0 else 0
+        X = as_kernel_matrix(X, need, "X", exact=False)
+        left = np.ascontiguousarray(self.children_left, dtype=np.int64)
+        right = np.ascontiguousarray(self.children_right, dtype=np.int64)
+        return X, feature, left, right
+
     def predict(self, X):
-        """Leaf output for each row of a validated float64 C-contiguous ``X``."""
+        """Leaf output for each row of ``X`` (finite, at least ``max(feature) + 1`` columns)."""
+        X, feature, left, right = self._checked(X)
+        value = np.ascontiguousarray(self.value, dtype=np.float64)
+        if value.shape != feature.shape:
+            raise ValueError("tree arrays value and feature must have the same length.")
         out = np.zeros(X.shape[0])
-        _k.predict_tree(X, self.feature, self._thr, self.children_left, self.children_right, self.value, out)
+        _k.predict_tree(X, feature, self._thr, left, right, value, out)
         return out
 
     def apply(self, X):
-        """Leaf index for each row of a validated float64 C-contiguous ``X``."""
+        """Leaf index for each row of ``X`` (finite, at least ``max(feature) + 1`` columns)."""
+        X, feature, left, right = self._checked(X)
         out = np.empty(X.shape[0], dtype=np.int64)
-        _k.apply_tree(X, self.feature, self._thr, self.children_left, self.children_right, out)
+        _k.apply_tree(X, feature, self._thr, left, right, out)
         return out
 
     @property
     def _thr(self):
-        return np.where(self.feature >= 0, self.threshold, 0.0)
+        thr = np.asarray(self.threshold, dtype=np.float64)
+        if thr.shape != np.shape(self.feature):
+            raise ValueError("tree arrays threshold and feature must have the same length.")
+        return np.ascontiguousarray(np.where(np.asarray(self.feature) >= 0, thr, 0.0))
 
     def to_text(self, feature_names=None, decimals=4):
         """Indented text rendering of the tree (one line per node).
@@ -783,6 +814,10 @@ class GradientBoostingRegressor(RegressorMixin, _BaseBooster):
     error ``(y - f)^2 / 2``, with leaf weights :func:`leaf_weight` and split
     gains :func:`split_gain`, and adds ``learning_rate`` times it.
 
+    Units of ``y``: shifting ``y`` only moves ``base_score_``. As in XGBoost, ``reg_lambda``
+    and ``gamma`` are in units of ``y`` (gradients scale with ``y``, Hessians do not), so
+    rescaling ``y`` changes their effect; with both at 0 the predictions rescale with ``y``.
+
     Parameters
     ----------
     n_estimators : int, default=100
@@ -921,6 +956,8 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseBooster):
         -------
         self
         """
+        if y is not None:
+            reject_missing_labels(y)
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2)
         check_classification_targets(y)
         classes, codes = as_class_target(y, X.shape[0])

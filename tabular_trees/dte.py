@@ -220,16 +220,31 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         ``"distance"``: ``Z_j = ||x - mu_j||``; ``"rbf"``: ``Z_j = exp(-gamma ||x - mu_j||^2)``.
         ``intercept`` is ignored by the nonlinear maps.
     gamma : "scale" or float, default="scale"
-        RBF width; ``"scale"`` uses ``1 / (n_features * X.var())`` of the training data.
+        RBF width; ``"scale"`` uses ``1 / (n_features * X.var())`` of the training data
+        (of the scaled data when ``standardize=True``).
+    standardize : bool, default=False
+        ``False`` (the paper's map): the embedding uses the raw features.
+        ``True``: every feature is divided by its training standard deviation (constant
+        features: by 1) before the embedding, i.e. ``x`` and the leaf means ``mu_j`` are
+        replaced by ``x / scale_`` and ``mu_j / scale_``. The trees and the leaves are the
+        same (a tree is invariant to rescaling a feature); the embedding, and LDA on it, then
+        no longer change when a feature is rescaled, and a large-valued feature no longer
+        pushes the other directions of the leaf-mean span below the pseudo-inverse's
+        tolerance. Features are not centred: centring would remove one direction from the
+        span of the leaf means (their weighted mean becomes zero).
     random_state : int, RandomState instance or None, default=None
         Seeds the bootstrap samples and the trees' tie-breaking.
 
     Attributes
     ----------
     leaf_means_ : ndarray of shape (n_leaves_total, n_features)
-        ``W``: the leaf means of all trees, stacked tree after tree.
+        ``W``: the leaf means of all trees, stacked tree after tree, in the units of ``X``
+        (also with ``standardize=True``).
     intercept_ : ndarray of shape (n_leaves_total,)
-        ``b`` (for the linear embedding).
+        ``b`` (for the linear embedding), computed from the leaf means the embedding uses
+        (scaled ones when ``standardize=True``).
+    scale_ : ndarray of shape (n_features,)
+        The feature scales divided out before the embedding (ones when ``standardize=False``).
     n_leaves_ : ndarray of shape (n_trees,)
         Number of (merged) leaves of each tree; ``n_leaves_.sum()`` is the embedding dimension.
     trees_ : list of DecisionTreeClassifier
@@ -265,6 +280,7 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         intercept="paper",
         embedding="linear",
         gamma="scale",
+        standardize=False,
         random_state=None,
     ):
         self.n_trees = n_trees
@@ -274,6 +290,7 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.intercept = intercept
         self.embedding = embedding
         self.gamma = gamma
+        self.standardize = standardize
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -292,6 +309,8 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         n_bins = check_int(self.n_bins, "n_bins", min_val=2, allow_none=True)
         if not isinstance(self.merge_leaves, (bool, np.bool_)):
             raise TypeError(f"merge_leaves must be a bool, got {self.merge_leaves!r}.")
+        if not isinstance(self.standardize, (bool, np.bool_)):
+            raise TypeError(f"standardize must be a bool, got {self.standardize!r}.")
         check_option(self.intercept, "intercept", _INTERCEPTS)
         check_option(self.embedding, "embedding", _EMBEDDINGS)
         if not (isinstance(self.gamma, str) and self.gamma == "scale"):
@@ -365,12 +384,15 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.bin_edges_ = edges_all if n_bins is not None else None
         self.leaf_means_ = np.vstack(means)
         self.n_leaves_ = np.asarray(n_leaves, dtype=np.int64)
-        self.intercept_ = leaf_intercept(self.leaf_means_, self.intercept)
+        sd = X.std(axis=0)
+        self.scale_ = np.where(sd > 0, sd, 1.0) if self.standardize else np.ones(p)
+        self._W = self._standardized(self.leaf_means_)
+        self.intercept_ = leaf_intercept(self._W, self.intercept)
         self.leaf_class_counts_ = np.vstack(counts)
         self.leaf_classes_ = self.classes_[np.argmax(self.leaf_class_counts_, axis=1)]
         if self.embedding == "rbf":
             if isinstance(self.gamma, str):
-                var = X.var()
+                var = self._standardized(X).var()
                 self.gamma_ = 1.0 / (p * var) if var > 0 else 1.0
             else:
                 self.gamma_ = float(self.gamma)
@@ -390,13 +412,30 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         """
         check_is_fitted(self, "leaf_means_")
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
-        W = self.leaf_means_
-        if self.embedding == "linear":
-            return X @ W.T + self.intercept_[None, :]
-        d2 = _sq_dist(X, W)
-        if self.embedding == "distance":
-            return np.sqrt(d2)
-        return np.exp(-self.gamma_ * d2)
+        return self._embed(X)
+
+    def _standardized(self, A):
+        if not self.standardize:
+            return A  # the paper's map: exactly the raw values
+        return A / self.scale_
+
+    def _embed(self, X):
+        W = self._W
+        with np.errstate(over="ignore", invalid="ignore"):
+            Xs = self._standardized(X)
+            if self.embedding == "linear":
+                Z = Xs @ W.T + self.intercept_[None, :]
+            else:
+                d2 = _sq_dist(Xs, W)
+                Z = np.sqrt(d2) if self.embedding == "distance" else np.exp(-self.gamma_ * d2)
+        if not np.all(np.isfinite(Z)):
+            big = float(np.max(np.abs(X)))
+            raise ValueError(
+                f"X has values too large for the embedding (max |x| = {big:.3g}): the leaf-mean products "
+                "overflow float64. Rescale X to a moderate range (for example with StandardScaler) before "
+                "transform."
+            )
+        return Z
 
     def apply(self, X):
         """Column index (into ``leaf_means_``) of the leaf reached by each sample in each tree.
@@ -589,6 +628,15 @@ class DTEClassifier(ClassifierMixin, BaseEstimator):
     tol : float or None, default=None
         Relative eigenvalue tolerance of the pseudo-inverse in
         :class:`PseudoLinearDiscriminantAnalysis` (``None``: ``n_leaves_total * eps``).
+    standardize : bool, default=True
+        Embed features divided by their standard deviations (see
+        :class:`DecisionTreeEmbedding`), so that the
+        discriminant is fitted in a well-conditioned basis: the predictions do not change
+        when a feature is rescaled (up to rounding), and a large-valued feature
+        beside one-hot columns cannot push the other directions of the leaf-mean span below
+        the pseudo-inverse's tolerance. ``False`` is the paper's MATLAB set-up (raw
+        features, as ``fitcdiscr`` on ``X W^T + b``); :func:`paper_models` and the
+        Table I reproduction use it so that their numbers stay comparable with the paper's.
 
     Attributes
     ----------
@@ -619,6 +667,7 @@ class DTEClassifier(ClassifierMixin, BaseEstimator):
         embedding="linear",
         gamma="scale",
         tol=None,
+        standardize=True,
         random_state=None,
     ):
         self.n_trees = n_trees
@@ -629,6 +678,7 @@ class DTEClassifier(ClassifierMixin, BaseEstimator):
         self.embedding = embedding
         self.gamma = gamma
         self.tol = tol
+        self.standardize = standardize
         self.random_state = random_state
 
     def fit(self, X, y):
@@ -654,6 +704,7 @@ class DTEClassifier(ClassifierMixin, BaseEstimator):
             intercept=self.intercept,
             embedding=self.embedding,
             gamma=self.gamma,
+            standardize=self.standardize,
             random_state=self.random_state,
         )
         emb.n_features_in_ = X.shape[1]
@@ -699,8 +750,8 @@ def paper_models(random_state=None, *, nonlinear=True, lda=True):
     """The classifiers of the paper's Table I, configured like its MATLAB set-up.
 
     - ``"DTE-1"``: MATLAB ``fitctree(NumBins=30, MinLeafSize=10)`` + ``fitcdiscr`` pseudolinear;
-      here ``DTEClassifier(n_trees=1)``.
-    - ``"DTE-3"``: the same tree plus two bootstrap trees; ``DTEClassifier(n_trees=3)``.
+      here ``DTEClassifier(n_trees=1, standardize=False)`` (raw features, as in MATLAB).
+    - ``"DTE-3"``: the same tree plus two bootstrap trees; ``DTEClassifier(n_trees=3, standardize=False)``.
     - ``"Tree"``: ``fitctree`` defaults (Gini, ``MinParentSize=10``);
       ``DecisionTreeClassifier(min_samples_split=10)``.
     - ``"RF"``: ``TreeBagger`` with 50 trees (``sqrt(p)`` features per split);
@@ -709,8 +760,8 @@ def paper_models(random_state=None, *, nonlinear=True, lda=True):
       at most 1000 iterations; ``StandardScaler`` + ``MLPClassifier((100,), solver="lbfgs",
       alpha=0, max_iter=1000)``.
     - ``"LDA"`` (not in the paper): :class:`PseudoLinearDiscriminantAnalysis` on ``X``.
-    - ``"DTE-1 RBF"``, ``"DTE-3 RBF"`` (not in the paper): ``DTEClassifier(embedding="rbf")``
-      with one and three trees.
+    - ``"DTE-1 RBF"``, ``"DTE-3 RBF"`` (not in the paper): ``DTEClassifier(embedding="rbf",
+      standardize=False)`` with one and three trees.
 
     Parameters
     ----------
@@ -737,8 +788,8 @@ def paper_models(random_state=None, *, nonlinear=True, lda=True):
     from sklearn.preprocessing import StandardScaler
 
     models = {
-        "DTE-1": DTEClassifier(n_trees=1, random_state=random_state),
-        "DTE-3": DTEClassifier(n_trees=3, random_state=random_state),
+        "DTE-1": DTEClassifier(n_trees=1, standardize=False, random_state=random_state),
+        "DTE-3": DTEClassifier(n_trees=3, standardize=False, random_state=random_state),
         "Tree": DecisionTreeClassifier(min_samples_split=10, random_state=random_state),
         "RF": RandomForestClassifier(n_estimators=50, max_features="sqrt", n_jobs=1, random_state=random_state),
         "MLP": make_pipeline(
@@ -751,6 +802,6 @@ def paper_models(random_state=None, *, nonlinear=True, lda=True):
     if lda:
         models["LDA"] = PseudoLinearDiscriminantAnalysis()
     if nonlinear:
-        models["DTE-1 RBF"] = DTEClassifier(n_trees=1, embedding="rbf", random_state=random_state)
-        models["DTE-3 RBF"] = DTEClassifier(n_trees=3, embedding="rbf", random_state=random_state)
+        models["DTE-1 RBF"] = DTEClassifier(n_trees=1, embedding="rbf", standardize=False, random_state=random_state)
+        models["DTE-3 RBF"] = DTEClassifier(n_trees=3, embedding="rbf", standardize=False, random_state=random_state)
     return models

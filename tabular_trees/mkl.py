@@ -26,11 +26,17 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+import warnings
+
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
+from sklearn.utils import check_array, column_or_1d
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import as_class_target, check_option, check_real
+from ._validation import as_1d_target, as_class_target, check_int, check_option, check_real
 
 __all__ = ["EasyMKL", "solve_margin_qp"]
 
@@ -120,8 +126,16 @@ def solve_margin_qp(Kl, y_pm, *, tol=1e-10, max_iter=1_000_000):
     >>> g.round(6).tolist()
     [0.5, 0.5, 0.5, 0.5]
     """
-    Kl = np.ascontiguousarray(Kl, dtype=np.float64)
-    y_pm = np.asarray(y_pm, dtype=np.float64)
+    Kl = _check_kernels(Kl, "Kl")[0]
+    n = Kl.shape[0]
+    y_arr = as_1d_target(y_pm, n, "y_pm")
+    if y_arr.dtype.kind not in "biuf" or not np.all(np.isin(y_arr, (-1, 1))):
+        raise ValueError("y_pm must hold labels -1 and +1 only; map your two classes to -1/+1 first.")
+    y_pm = y_arr.astype(np.float64)
+    if np.all(y_pm == y_pm[0]):
+        raise ValueError("y_pm must contain both labels -1 and +1.")
+    tol = check_real(tol, "tol", min_val=0.0, include_boundaries="neither")
+    max_iter = check_int(max_iter, "max_iter", min_val=1)
     Q = Kl * np.multiply.outer(y_pm, y_pm)
     cls = (y_pm > 0).astype(np.int64)
     gamma = np.where(cls == 1, 1.0 / max(1, cls.sum()), 1.0 / max(1, (1 - cls).sum()))
@@ -157,25 +171,42 @@ def _finite_and_max_asymmetry(K):
 
 
 def _check_kernels(kernels, name="kernels", n_train=None):
-    K = np.asarray(kernels)
-    if K.dtype == object or K.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be a numeric array of shape (R, n, n).")
-    K = np.ascontiguousarray(K, dtype=np.float64)
-    if K.ndim == 2:
-        K = K[None]
-    if K.ndim != 3:
-        raise ValueError(f"{name} must have shape (n_kernels, n, n), got {K.shape}.")
-    if K.shape[0] == 0 or K.shape[1] == 0:
-        raise ValueError(f"{name} is empty; give at least one kernel on at least one sample.")
+    """Kernels as a C-contiguous float64 array of shape (R, n, m); messages as scikit-learn's ``check_array``."""
+    if kernels is None:
+        raise TypeError(f"{name} must be an array of kernel matrices of shape (R, n, n), got None.")
+    if sp.issparse(kernels):
+        raise TypeError(
+            f"{name} is a sparse matrix; EasyMKL needs dense kernel matrices, convert with {name}.toarray()."
+        )
+    try:
+        ndim = np.asarray(kernels).ndim
+    except ValueError:
+        raise ValueError(f"{name} must be kernel matrices of one common shape (R, n, n).") from None
+    if ndim > 3:
+        raise ValueError(f"{name} must have shape (n_kernels, n, n) or (n, n), got a {ndim}-D array.")
+    if ndim == 3:
+        K = check_array(kernels, dtype=np.float64, order="C", allow_nd=True, ensure_min_samples=1,
+                        input_name=name)
+    else:
+        # a single kernel (n, m); 1-D or 0-D input gets check_array's "Reshape your data" message
+        K = check_array(kernels, dtype=np.float64, order="C", input_name=name)[None]
+    if K.shape[0] == 0 or K.shape[1] == 0 or K.shape[2] == 0:
+        raise ValueError(
+            f"{name} is empty (shape {K.shape}): 0 sample(s) or 0 feature(s); give at least one kernel on at "
+            "least one sample."
+        )
     if n_train is None and K.shape[1] != K.shape[2]:
         raise ValueError(f"{name} must be square training kernels (R, n, n), got {K.shape}.")
     if n_train is not None and K.shape[2] != n_train:
-        raise ValueError(f"{name} must have shape (R, n_test, {n_train}) (columns = training samples), got {K.shape}.")
+        raise ValueError(
+            f"{name}: X has {K.shape[2]} features, but EasyMKL is expecting {n_train} features as input "
+            f"(test kernels have shape (R, n_test, {n_train}): one column per training sample)."
+        )
     # One compiled pass instead of np.allclose(K, K.transpose(...)), which allocates several
     # temporaries of the size of the whole stack (gigabytes for a 129-kernel bank).
     finite, asymmetry, peak = _finite_and_max_asymmetry(K)
     if not finite:
-        raise ValueError(f"{name} contains NaN or infinity.")
+        raise ValueError(f"{name} contains NaN or infinity; compute the kernels from finite data.")
     if n_train is None and asymmetry > 1e-8 * max(1.0, peak):
         raise ValueError(f"{name} must be symmetric training kernels (each K_r equal to its transpose).")
     return K
@@ -183,6 +214,17 @@ def _check_kernels(kernels, name="kernels", n_train=None):
 
 class EasyMKL(ClassifierMixin, BaseEstimator):
     r"""EasyMKL (Aiolli & Donini, 2015) as in MKLpy 0.6, for binary classification.
+
+    **Input contract.** Unlike most estimators, EasyMKL does not take a feature matrix: it
+    takes precomputed kernels. :meth:`fit` takes ``kernels`` of shape ``(R, n, n)``, one
+    symmetric positive semi-definite Gram matrix ``K_r[i, j] = k_r(x_i, x_j)`` per kernel on
+    the training samples (a single 2-D ``(n, n)`` array counts as ``R = 1``). :meth:`predict`
+    and :meth:`decision_function` take ``(R, n_test, n)``: the same ``R`` kernels evaluated
+    between test samples (rows) and the training samples (columns), in the training order.
+    Kernels must be dense, finite and real; ``y`` has exactly two classes. The estimator is
+    tagged ``pairwise`` (scikit-learn's tag for precomputed-kernel input), so scikit-learn's
+    checks feed it Gram matrices, and it passes all of them. Before :meth:`fit`, the
+    prediction methods raise ``NotFittedError``.
 
     Parameters
     ----------
@@ -224,24 +266,69 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.C = C
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = True
+        tags.classifier_tags.multi_class = False
+        return tags
+
     def fit(self, kernels, y):
-        """Learn the kernel weights from training kernels of shape (R, n, n) and labels ``y``."""
+        """Learn the kernel weights from training kernels of shape (R, n, n) and labels ``y``.
+
+        Parameters
+        ----------
+        kernels : array-like of shape (R, n, n) or (n, n)
+            Training Gram matrices (see the input contract above).
+        y : array-like of shape (n,)
+            Two class labels of any type.
+
+        Returns
+        -------
+        self
+        """
         lam = check_real(self.lam, "lam", min_val=0.0, max_val=1.0)
         solver = check_option(self.solver, "solver", ("smo", "svc"))
         tol = check_real(self.tol, "tol", min_val=0.0, include_boundaries="neither")
         C = check_real(self.C, "C", min_val=0.0, include_boundaries="neither")
+        if y is None:
+            raise ValueError("EasyMKL requires y to be passed, but the target y is None; pass the two class labels.")
+        try:
+            y_type = type_of_target(y, input_name="y")
+        except ValueError:
+            y_type = None  # as_class_target below gives the precise message
+        if y_type in ("multiclass", "multiclass-multioutput"):
+            raise ValueError(
+                f"Only binary classification is supported. The type of the target is {y_type}; EasyMKL needs "
+                "exactly 2 classes."
+            )
         K = _check_kernels(kernels)
         n = K.shape[1]
+        y_arr = np.asarray(y)
+        if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+            y = column_or_1d(y_arr, warn=True)
         classes, codes = as_class_target(y, n)
         if classes.shape[0] != 2:
-            raise ValueError(f"EasyMKL here is binary; y has {classes.shape[0]} classes.")
+            raise ValueError(
+                f"Only binary classification is supported. The type of the target is multiclass: y has "
+                f"{classes.shape[0]} classes; EasyMKL needs exactly 2."
+            )
         y_pm = np.where(codes == 1, 1.0, -1.0)
         Ksum = K.sum(axis=0)
         Kl = (1.0 - lam) * Ksum + lam * np.eye(n)
         if solver == "smo":
             gamma, info = solve_margin_qp(Kl, y_pm, tol=tol)
         else:
-            svc = SVC(C=1e7, kernel="precomputed", tol=1e-6).fit(Kl, y_pm)
+            # libsvm with C = 1e7 may never converge on non-separable data with a tiny lam:
+            # cap its iterations and report instead of hanging
+            cap = 100 * n + 100_000
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                svc = SVC(C=1e7, kernel="precomputed", tol=1e-6, max_iter=cap).fit(Kl, y_pm)
+            if any(issubclass(w.category, ConvergenceWarning) for w in caught):
+                raise ValueError(
+                    f"solver='svc' (libsvm with C=1e7) did not converge in {cap} iterations with lam={lam!r}; "
+                    "the classes overlap in the kernel's feature space. Use solver='smo' (exact) or a larger lam."
+                )
             gamma = np.zeros(n)
             gamma[svc.support_] = np.abs(svc.dual_coef_.ravel())
             for c in (-1.0, 1.0):
@@ -255,12 +342,20 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
         d = np.einsum("i,rij,j->r", yg, K, yg)
         d = np.clip(d, 0.0, None)
         if d.sum() <= 0:
-            raise ValueError("all kernels give zero margin term d_r; are the kernels all zero?")
+            # the class hulls touch in every kernel's feature space: no kernel is preferred
+            warnings.warn(
+                "every kernel gives a zero margin term d_r (the classes' convex hulls intersect in each "
+                "kernel's feature space); using uniform weights.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+            d = np.ones(K.shape[0])
         self.weights_ = d / d.sum()
         self.gamma_ = gamma
         self.solver_info_ = info
         self.classes_ = classes
         self.n_kernels_ = K.shape[0]
+        self.n_features_in_ = n  # kernel columns: one per training sample
         self.svc_ = SVC(C=C, kernel="precomputed").fit(np.tensordot(self.weights_, K, 1), codes)
         return self
 
@@ -272,9 +367,11 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
         return np.tensordot(self.weights_, K, 1)
 
     def decision_function(self, kernels):
-        """SVC decision values from test kernels of shape (R, n_test, n_train)."""
-        return self.svc_.decision_function(self._combine(kernels))
+        """SVC decision values from test kernels of shape (R, n_test, n_train) (or (n_test, n_train) for R = 1)."""
+        K = self._combine(kernels)
+        return self.svc_.decision_function(K)
 
     def predict(self, kernels):
-        """Class labels from test kernels of shape (R, n_test, n_train)."""
-        return self.classes_[self.svc_.predict(self._combine(kernels))]
+        """Class labels from test kernels of shape (R, n_test, n_train) (or (n_test, n_train) for R = 1)."""
+        K = self._combine(kernels)
+        return self.classes_[self.svc_.predict(K)]

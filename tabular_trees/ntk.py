@@ -78,9 +78,28 @@ def _check_xy(X, Y):
     return X, Y
 
 
-def _check_hyper(alpha, beta):
+#: Largest alpha^2 (max ||x||^2 + beta^2) accepted: the closed forms multiply two such terms
+#: (e.g. the determinant in T-dot), so 1e150 keeps every intermediate below 1e300.
+_MAX_SCALE = 1e150
+
+
+def _check_hyper(alpha, beta, X=None, Y=None):
     alpha = check_real(alpha, "alpha", min_val=0.0, include_boundaries="neither")
     beta = check_real(beta, "beta", min_val=0.0, include_boundaries="left")
+    big = 0.0
+    for A in (X, Y):
+        if A is not None and A.size:
+            big = max(big, float(np.max(np.abs(A))))
+    F = X.shape[1] if X is not None else 1
+    with np.errstate(over="ignore"):
+        scale = alpha * alpha * (big * big * F + beta * beta)
+    if not np.isfinite(scale) or scale > _MAX_SCALE:
+        raise ValueError(
+            f"the inputs are too large for the NTK's closed forms: alpha={alpha:.3g}, beta={beta:.3g} and "
+            f"max |x| = {big:.3g} give alpha^2 (||x||^2 + beta^2) ~ {scale:.3g}, above the limit {_MAX_SCALE:.0e} "
+            "at which float64 intermediate terms overflow. Rescale X (for example standardise it) and use "
+            "moderate alpha and beta."
+        )
     return alpha, beta
 
 
@@ -190,7 +209,7 @@ def node_expectations(X, Y=None, *, features=None, alpha=2.0, beta=0.5):
     (0.25, 0.31831)
     """
     X, Y = _check_xy(X, Y)
-    alpha, beta = _check_hyper(alpha, beta)
+    alpha, beta = _check_hyper(alpha, beta, X, Y)
     F = X.shape[1]
     split = tuple(range(F)) if features is None else _norm_split(features, F, "features")
     T, Td, _ = _group_terms(X, Y, split, alpha, beta)
@@ -283,7 +302,7 @@ def axis_aligned_ntk(X, Y=None, *, paths, mode="AAA", alpha=2.0, beta=0.5):
     """
     X, Y = _check_xy(X, Y)
     mode = check_option(mode, "mode", _MODES)
-    alpha, beta = _check_hyper(alpha, beta)
+    alpha, beta = _check_hyper(alpha, beta, X, Y)
     norm = _norm_paths(paths, X.shape[1])
     keys, counts = _aggregate(norm)
     return _paths_kernel(X, Y, keys, counts, mode, alpha, beta)
@@ -321,7 +340,7 @@ def oblivious_ntk(X, Y=None, *, features, mode="AAA", alpha=2.0, beta=0.5):
     """
     X, Y = _check_xy(X, Y)
     mode = check_option(mode, "mode", _MODES)
-    alpha, beta = _check_hyper(alpha, beta)
+    alpha, beta = _check_hyper(alpha, beta, X, Y)
     path = _norm_path(features, X.shape[1], "features")
     return _paths_kernel(X, Y, [path], [float(2 ** len(path))], mode, alpha, beta)
 
@@ -358,7 +377,7 @@ def oblique_ntk(X, Y=None, *, depth, alpha=2.0, beta=0.5):
     """
     X, Y = _check_xy(X, Y)
     depth = check_int(depth, "depth", min_val=1, max_val=30)
-    alpha, beta = _check_hyper(alpha, beta)
+    alpha, beta = _check_hyper(alpha, beta, X, Y)
     T, Td, A = _group_terms(X, Y, tuple(range(X.shape[1])), alpha, beta)
     D = depth
     return (2.0**D) * (D * A * Td * T ** (D - 1) + T**D)
@@ -409,7 +428,7 @@ def mixture_ntk(X, Y=None, *, architectures, weights=None, mode="AAA", alpha=2.0
     """
     X, Y = _check_xy(X, Y)
     mode = check_option(mode, "mode", _MODES)
-    alpha, beta = _check_hyper(alpha, beta)
+    alpha, beta = _check_hyper(alpha, beta, X, Y)
     if isinstance(architectures, (str, bytes)) or not hasattr(architectures, "__iter__"):
         raise TypeError("architectures must be a list of path lists.")
     architectures = list(architectures)
@@ -597,7 +616,7 @@ def _bank_setup(X, Y, feature_sets, mode, alpha, beta):
     X0 = X
     X, Y = _check_xy(X, Y)
     mode = check_option(mode, "mode", _MODES)
-    alpha, beta = _check_hyper(alpha, beta)
+    alpha, beta = _check_hyper(alpha, beta, X, Y)
     sets, lens = _pack_sets(feature_sets, X.shape[1])
     if Y is None or Y is X0:
         Y = X

@@ -271,13 +271,27 @@ def coalition_values(predict, X, background, *, max_features=10, batch_size=6553
     return values
 
 
-def _check_values(values):
+#: Most elementary terms an exact routine may sum (n * 2**p * terms per coalition); about
+#: 10 s of compiled work. Beyond it the routines refuse instead of running for minutes or hours.
+_MAX_TERMS = 2**31
+
+
+def _check_values(values, pairs=False):
     values = as_float_matrix(values, "values")
     n_coal = values.shape[1]
     p = n_coal.bit_length() - 1
     if n_coal < 2 or (1 << p) != n_coal:
         raise ValueError(
             f"values must have 2**p columns (one per coalition of p >= 1 features), got {n_coal}."
+        )
+    per = p * (p - 1) // 2 if pairs else p
+    terms = values.shape[0] * n_coal * max(per, 1)
+    if terms > _MAX_TERMS:
+        what = "interaction values" if pairs else "Shapley values"
+        raise ValueError(
+            f"values describes {values.shape[0]} game(s) of p={p} features (2**{p} coalitions): exact "
+            f"{what} need {terms:.3g} terms, above the limit {_MAX_TERMS} (2**31, about 10 s). Pass fewer "
+            "rows at a time or use fewer features."
         )
     return values, p
 
@@ -341,7 +355,7 @@ def interaction_from_coalition_values(values):
     array([[[0. , 0.5],
             [0.5, 0. ]]])
     """
-    values, p = _check_values(values)
+    values, p = _check_values(values, pairs=True)
     n = values.shape[0]
     out = np.zeros((n, p, p), dtype=np.float64)
     if p >= 2:

@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 from scipy.special import erf
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import (
@@ -233,12 +235,13 @@ class SoftTreeEnsemble:
         archs = [architectures] if (architectures is None or _is_single_tree(architectures)) else list(architectures)
         if not archs:
             raise ValueError("architectures is empty.")
-        if isinstance(n_trees, (numbers.Integral, np.integer)) and not isinstance(n_trees, bool):
+        if not isinstance(n_trees, (list, tuple, np.ndarray)):
+            n_trees = check_int(n_trees, "n_trees", min_val=1)
             counts = [int(n_trees)] * len(archs) if len(archs) == 1 else None
             if counts is None:
                 raise ValueError("with several architectures, n_trees must be a list with one count per architecture.")
         else:
-            counts = list(n_trees)
+            counts = list(np.ravel(n_trees).tolist())
             if len(counts) != len(archs):
                 raise ValueError(f"n_trees has {len(counts)} entries but there are {len(archs)} architectures.")
         counts = [check_int(c, "n_trees", min_val=1) for c in counts]
@@ -394,8 +397,14 @@ class SoftTreeEnsemble:
                 j += 1
             if t == n_steps:
                 break
-            r = c * (self.decision_function(X) - f0 - y)
-            self._loss_grad_step(X, r, lr)
+            with np.errstate(over="ignore", invalid="ignore"):
+                r = c * (self.decision_function(X) - f0 - y)
+                if not np.isfinite(r @ r):
+                    raise ValueError(
+                        f"gradient descent diverged at step {t} (non-finite outputs) with "
+                        f"learning_rate={lr!r}; use a smaller learning_rate."
+                    )
+                self._loss_grad_step(X, r, lr)
         return rec, out
 
 
@@ -417,6 +426,14 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
     uniformly at random (``random_state``). Predictions are :math:`f(x;\\theta)-f(x;\\theta_0)`
     (initial output subtracted) and the loss is the mean squared error.
 
+    The target is standardised internally: the ensemble is trained on
+    ``(y - y_mean_) / y_scale_`` and predictions are mapped back,
+    ``y_mean_ + y_scale_ * (f(x; theta) - f(x; theta_0))``. The mean acts as an intercept, and
+    ``learning_rate`` and the initialisation keep their meaning whatever the units of ``y``:
+    shifting or rescaling ``y`` shifts or rescales the predictions by the same amount.
+    Gradient descent that overflows (a far too large ``learning_rate``) raises a
+    ``ValueError``; a final training loss above the initial one gives a ``ConvergenceWarning``.
+
     Parameters
     ----------
     depth : int, default=2
@@ -432,7 +449,9 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
     ----------
     ensemble_ : SoftTreeEnsemble
     loss_curve_ : ndarray of shape (n_iter + 1,)
-        Training mean squared error after each step.
+        Training mean squared error after each step, on the standardised target.
+    y_mean_, y_scale_ : float
+        Mean and standard deviation (1 for a constant target) of the training target.
     n_features_in_ : int
 
     Examples
@@ -473,9 +492,20 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
         ens = SoftTreeEnsemble(perfect_tree((None,) * depth), check_int(self.n_trees, "n_trees", min_val=1),
                                n_features=X.shape[1], mode=self.mode, alpha=self.alpha, beta=self.beta,
                                random_state=self.random_state)
+        self.y_mean_ = float(np.mean(y))
+        sd = float(np.std(y))
+        self.y_scale_ = sd if sd > 0 else 1.0  # a constant target has no scale: keep unit scale
+        ys = (y - self.y_mean_) / self.y_scale_
         self.init_params_ = ens.get_params_vector()
-        _, out = ens.fit_gd(X, y, learning_rate=self.learning_rate, n_steps=n_iter, reduction="mean")
-        self.loss_curve_ = np.mean((out - y[None]) ** 2, axis=1)
+        _, out = ens.fit_gd(X, ys, learning_rate=self.learning_rate, n_steps=n_iter, reduction="mean")
+        self.loss_curve_ = np.mean((out - ys[None]) ** 2, axis=1)
+        if n_iter > 0 and not self.loss_curve_[-1] <= self.loss_curve_[0]:
+            warnings.warn(
+                f"training loss rose from {self.loss_curve_[0]:.3g} to {self.loss_curve_[-1]:.3g}: gradient "
+                f"descent diverges with learning_rate={self.learning_rate!r}; use a smaller learning_rate.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         self.ensemble_ = ens
         return self
 
@@ -490,4 +520,4 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
         ens.set_params_vector(self.init_params_)
         f0 = ens.decision_function(X)
         ens.set_params_vector(now)
-        return f - f0
+        return self.y_mean_ + self.y_scale_ * (f - f0)

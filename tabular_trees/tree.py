@@ -76,6 +76,9 @@ from . import _cart_kernels as _k
 from ._validation import (
     as_class_target,
     as_float_matrix,
+    as_kernel_matrix,
+    check_tree_arrays,
+    reject_missing_labels,
     as_regression_target,
     check_int,
     check_option,
@@ -364,9 +367,14 @@ class CARTTree:
         self.n_leaves = int(np.sum(children_left == -1))
 
     def apply(self, X32):
-        """Leaf index of each row of an already validated float32 matrix."""
-        return _k._apply(np.ascontiguousarray(X32, dtype=np.float32), self.children_left,
-                         self.children_right, self.feature, self.threshold)
+        """Leaf index of each row of a matrix with ``n_features`` columns (used as float32).
+
+        NaN is not allowed; the shape and the tree arrays are checked before the compiled walk.
+        """
+        check_tree_arrays(self.children_left, self.children_right, self.feature, self.n_features)
+        X32 = as_kernel_matrix(X32, self.n_features, "X", dtype=np.float32)
+        return _k._apply(X32, self.children_left, self.children_right, self.feature,
+                         np.ascontiguousarray(self.threshold, dtype=np.float64))
 
     def predict(self, X32):
         """``value`` of the leaf of each row, shape (n_samples, 1, n_classes)."""
@@ -677,7 +685,7 @@ class CARTClassifier(ClassifierMixin, _BaseCART):
         """
         params = self._validated_params()
         X32 = self._validate_X(X, reset=True)
-        y = self._prepare_y(y)
+        y = reject_missing_labels(self._prepare_y(y))
         check_classification_targets(y)
         classes, codes = as_class_target(y, X32.shape[0], min_classes=1)
         self.classes_ = classes

@@ -107,3 +107,55 @@ def test_predict_shape_checks():
         m.predict(B[:, :5, :5])
     with pytest.raises(ValueError, match="expected"):
         m.predict(B[:2, :5, :])
+
+
+def test_passes_sklearn_checks_as_a_pairwise_estimator():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    est = mkl.EasyMKL()
+    assert est.__sklearn_tags__().input_tags.pairwise
+    check_estimator(est)
+
+
+def test_not_fitted_error_before_fit():
+    from sklearn.exceptions import NotFittedError
+
+    for method in ("predict", "decision_function"):
+        with pytest.raises(NotFittedError):
+            getattr(mkl.EasyMKL(), method)(np.eye(3)[None])
+
+
+def test_svc_solver_with_lam_zero_on_overlapping_classes_does_not_hang():
+    # two identical points with different labels: the hulls intersect, libsvm with C=1e7 and no
+    # ridge used to iterate without end; now it either converges or says why, in bounded time
+    import time
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = (rng.random(60) < 0.5).astype(int)
+    K = (X @ X.T)[None]
+    t0 = time.perf_counter()
+    try:
+        m = mkl.EasyMKL(lam=0.0, solver="svc").fit(K, y)
+        assert np.isclose(m.weights_.sum(), 1.0)
+    except ValueError as exc:
+        assert "solver='smo'" in str(exc)
+    assert time.perf_counter() - t0 < 60
+    # the exact solver handles it: the hulls intersect, so the QP optimum is 0
+    g, info = mkl.solve_margin_qp(K[0], np.where(y == 1, 1, -1))
+    assert info["objective"] < 1e-8 * np.trace(K[0])
+
+
+@pytest.mark.parametrize(
+    "K,y,match",
+    [
+        (np.full((3, 3), np.nan), [1, -1, 1], "NaN"),
+        (np.eye(3), [0, 1, 0], "-1 and \\+1"),
+        (np.eye(3), [1, 1, 1], "both"),
+        (np.eye(3), [1, -1], "samples"),
+        (np.ones((2, 3)), [1, -1], "square"),
+    ],
+)
+def test_solve_margin_qp_rejects_bad_input(K, y, match):
+    with pytest.raises(ValueError, match=match):
+        mkl.solve_margin_qp(K, y)

@@ -1,0 +1,86 @@
+"""An edit to an inlined helper in one file takes effect in compiled callers in other files.
+
+numba's ``cache=True`` keys a cached function on its own source file only; ``tabular_trees``
+keys it on a hash of all of the package's sources (``tabular_trees/_numba_cache.py``). The test
+copies the package to a temporary directory, runs a ``bayes`` function whose compiled code
+inlines ``bayes.soft_tree._sigmoid`` (``TreePosterior.logp_grad``, whose kernel in ``posterior.py``
+decodes thresholds with it), edits
+``_sigmoid`` and runs it again in a fresh process. With numba's plain per-file keying the
+second run returns the stale value (checked too, so the test shows what it guards against).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tabular_trees
+
+SRC = Path(tabular_trees.__file__).resolve().parent
+SCRIPT = """
+import numpy as np
+from tabular_trees.bayes.posterior import TreePosterior
+from tabular_trees.bayes.soft_tree import SoftTree
+rng = np.random.default_rng(0); X = rng.random((20, 2)); y = rng.normal(size=20)
+post = TreePosterior(X, y, "regression", use_simplex=False)
+tree = SoftTree(2).grow(0, 1, 0.5, None, 0.3)
+lp, _ = post.logp_grad(tree, post.pack(tree, sigma=1.0), h=0.1)
+print(repr(float(lp)))
+"""
+
+
+def _run(root, plain=False):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_CACHE")}
+    env["PYTHONPATH"] = str(root)
+    env["TABULAR_TREES_PLAIN_NUMBA_CACHE"] = "1" if plain else "0"
+    out = subprocess.run([sys.executable, "-c", SCRIPT], cwd=root, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def _copy(tmp_path):
+    dst = tmp_path / "tabular_trees"
+    shutil.copytree(SRC, dst, ignore=shutil.ignore_patterns("__pycache__", "_recorded"))
+    return tmp_path, dst / "bayes" / "soft_tree.py"
+
+
+def _edit_sigmoid(path):
+    text = path.read_text()
+    assert "def _sigmoid(z):\n" in text
+    path.write_text(text.replace("def _sigmoid(z):\n", "def _sigmoid(z):\n    return 0.25\n", 1))
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["package-keyed", "plain-numba"])
+def test_edit_of_inlined_helper_takes_effect_after_reimport(tmp_path, plain):
+    root, soft_tree = _copy(tmp_path)
+    before = _run(root, plain)
+    assert math.isfinite(before)
+    assert list((soft_tree.parent / "__pycache__").glob("posterior.*.nbi")), "nothing was cached"
+    _edit_sigmoid(soft_tree)
+    after = _run(root, plain)
+    if plain:
+        # what the package-wide key prevents: posterior.py did not change, its stale code runs
+        assert after == before
+    else:
+        assert after != before
+        # and it is the value a fresh compilation of the edited package gives
+        shutil.rmtree(soft_tree.parent / "__pycache__")
+        assert _run(root, plain) == after
+
+
+def test_key_covers_every_source_file(tmp_path):
+    from tabular_trees._numba_cache import package_source_hash
+
+    _, soft_tree = _copy(tmp_path)
+    pkg = soft_tree.parent.parent
+    h0 = package_source_hash(pkg)
+    assert package_source_hash(pkg) == h0
+    _edit_sigmoid(soft_tree)
+    assert package_source_hash(pkg) != h0

@@ -32,7 +32,7 @@ chain in percent. The authors' results script pools instead the last 500 iterati
 chains and reports their mean and standard deviation (on the real data, where burn-in ends at
 200, that window is shorter than ours); every entry also carries that summary as
 ``paper_summary``, computed from the traces (``pooled_window``). Writes ``<output>.json`` (default ``tabular_trees/_recorded/rjhmc_tables``: recorded runs the book shows ship
-as package data) and ``benchmarks/results/<name>.md``
+as package data) and ``benchmarks/results/<name>.md`` (for any other output folder, the ``.md`` next to the ``.json``)
 and the per-chain traces (leaves at every iteration, test error of every kept tree) to
 ``<output>_traces.npz``.
 
@@ -43,6 +43,8 @@ Usage::
     # the paper protocol in batches, then one file
     python benchmarks/reproduce_rjhmc.py --methods hmc-dfi --datasets '' --chains 0:2 --output dfi_0
     python benchmarks/reproduce_rjhmc.py --skip-table1 --datasets wine --methods hmc-df --output wine_df
+    # Table 1 with the authors' positional prune warm start (chapter 7; about 4-6 CPU-hours)
+    python benchmarks/reproduce_rjhmc.py --protocol paper --datasets '' --methods hmc-df,hmc-dfi --prune-start reference --output tabular_trees/_recorded/rjhmc_paper_reference_start
     python benchmarks/reproduce_rjhmc.py --merge dfi_0.json ... wine_df.json --output tabular_trees/_recorded/rjhmc_paper
 """
 
@@ -105,35 +107,27 @@ PAPER_TABLE2 = {  # test accuracy (CGM, SMC, WU, HMC-DF, HMC-DFI) and its sd, av
 METHODS = ("cgm", "hmc-df", "hmc-dfi")
 
 
-def leaf_weights(est, tree, X):
-    """(n_samples, n_leaves) routing weights of one posterior tree (columns follow ``tree.leaves()``)."""
-    Xs = (np.asarray(X, dtype=float) - est.x_min_) / est.x_range_
-    leaves = tree.leaves()
-    if est.method == "cgm":  # hard splits: route by node index
-        t = tree.copy()
-        t.value = np.arange(t.n_nodes, dtype=float)
-        node = bayes.predict_hard_tree(t, Xs).astype(np.int64)
-        return (node[:, None] == leaves[None, :]).astype(float)
-    return bayes.soft_leaf_probabilities(tree, Xs, est.h_)
-
-
 def chain_metrics(est, X_train, y_train, X_test, y_test, task):
     """Per-chain metrics of a fitted estimator (see the module docstring), and traces: the
     number of leaves at every iteration and the test error of every kept tree, per chain."""
     out = []
     traces = {"n_leaves": est.n_leaves_.astype(np.int16), "test_error_per_sample": []}
     nb = est.n_burnin
+    kept = est.n_iter - nb  # kept samples per chain; chain c's are rows c*kept:(c+1)*kept of the per-sample output
+    per_sample = {}
+    for split, X in (("train", X_train), ("test", X_test)):
+        per_sample[split] = est.sample_predictions(X) if task == "regression" else est.sample_predict_proba(X)
     for c, chain in enumerate(est.chains_):
         row = {"leaves": float(est.n_leaves_[c, nb:].mean()), "acceptance": 100 * float(est.accepted_[c].mean())}
         for split, X, y in (("train", X_train, y_train), ("test", X_test, y_test)):
             if task == "regression":
-                preds = np.array([leaf_weights(est, t, X) @ t.value[t.leaves()] for t in chain["trees"]])
+                preds = per_sample[split][c * kept:(c + 1) * kept]
                 row[f"{split}_mse"] = float(np.mean((preds.mean(axis=0) - y) ** 2))
                 row[f"{split}_mse_per_sample"] = float(np.mean((preds - y) ** 2))
                 if split == "test":
                     traces["test_error_per_sample"].append(np.mean((preds - y) ** 2, axis=1))
             else:
-                probs = np.array([leaf_weights(est, t, X) @ P for t, P in zip(chain["trees"], chain["leaf_probs"])])
+                probs = per_sample[split][c * kept:(c + 1) * kept]
                 codes = np.searchsorted(est.classes_, y)
                 row[f"{split}_acc"] = float(np.mean(probs.mean(axis=0).argmax(axis=1) == codes))
                 row[f"{split}_acc_per_sample"] = float(np.mean(probs.argmax(axis=2) == codes))
@@ -150,22 +144,26 @@ def summarise(rows):
             for k in keys}
 
 
-def fit(method, dataset, task, data, proto, n_jobs, seed):
+def fit(method, dataset, task, data, proto, n_jobs, seed, prune_start="paper"):
     h0, h1, a, b = TABLE4[method][dataset]
     n_burnin = proto["n_burnin"] if task == "regression" else proto.get("real_burnin", proto["n_burnin"])
     Est = bayes.BayesianTreeRegressor if task == "regression" else bayes.BayesianTreeClassifier
+    # the paper (and the authors' code) fits the CGM data's y unscaled (only X is min-max scaled)
+    paper_scaling = {"standardize_y": False} if task == "regression" else {}
     if method == "cgm":
         n_iter, n_burnin = proto["cgm_iter"], proto["cgm_burnin"]
         if task == "classification":
             n_iter, n_burnin = proto.get("cgm_real_iter", n_iter), proto.get("cgm_real_burnin", n_burnin)
         est = Est(method="cgm", n_iter=n_iter, n_burnin=n_burnin, alpha=a, beta=b,
-                  n_chains=proto["n_chains"], n_jobs=n_jobs, random_state=seed)
+                  n_chains=proto["n_chains"], n_jobs=n_jobs, random_state=seed, **paper_scaling)
     else:
         n_iter = proto["n_iter"]
         est = Est(method=method, n_iter=n_iter, n_burnin=n_burnin, k_warmup=proto["k_warmup"],
                   h_init=h0, h_final=h1, alpha=a, beta=b, n_chains=proto["n_chains"], n_jobs=n_jobs,
-                  random_state=seed)
+                  random_state=seed, prune_start=prune_start, **paper_scaling)
     settings = {"h_init": h0, "h_final": h1, "alpha": a, "beta": b, "n_iter": n_iter, "n_burnin": n_burnin}
+    if method != "cgm" and prune_start != "paper":
+        settings["prune_start"] = prune_start
     t0 = time.perf_counter()
     try:
         est.fit(data[0], data[1])
@@ -271,7 +269,9 @@ def write(res, traces, out):
         run["paper_summary"] = pooled_window(traces, key)
     np.savez_compressed(out.with_name(out.name + "_traces.npz"), **traces)
     out.with_suffix(".json").write_text(json.dumps(res, indent=1))
-    md = RESULTS / f"{out.name}.md"
+    # a run recorded as package data keeps its table in benchmarks/results; any other output (a batch, a test's
+    # temporary file) keeps it next to its .json
+    md = RESULTS / f"{out.name}.md" if out.resolve().parent == RECORDED.resolve() else out.with_suffix(".md")
     md.parent.mkdir(parents=True, exist_ok=True)
     md.write_text(markdown(res))
     print(f"wrote {out.with_suffix('.json')} and {md} ({res['total_seconds']:.0f} s)")
@@ -351,6 +351,9 @@ def main(argv=None):
     ap.add_argument("--merge", nargs="+", default=None, metavar="JSON",
                     help="join result files (batches of chains, other methods or datasets) of one protocol and "
                          "seed into --output instead of running")
+    ap.add_argument("--prune-start", choices=("paper", "reference"), default="paper",
+                    help="HMC methods: the paper's prune warm start or the authors' code's positional copy "
+                         "(rjhmc_chain's prune_start); 'reference' is recorded in the protocol")
     ap.add_argument("--output", default=str(RECORDED / "rjhmc_tables"), help="output path without extension")
     args = ap.parse_args(argv)
     if args.merge:
@@ -359,6 +362,8 @@ def main(argv=None):
     proto = dict(PROTOCOLS[name])
     if args.n_chains is not None:
         proto["n_chains"] = args.n_chains
+    if args.prune_start != "paper":  # part of the protocol, so batches with different starts never merge
+        proto["prune_start"] = args.prune_start
     first = 0
     seed = args.seed
     if args.chains is not None:
@@ -378,7 +383,8 @@ def main(argv=None):
            f"n_jobs={args.n_jobs}", "table1": {}, "table2": {}}
     Xtr, ytr, Xte, yte = make_cgm(random_state=args.seed)
     for m in ([] if args.skip_table1 else methods):
-        res["table1"][m] = fit(m, "cgm", "regression", (Xtr, ytr, Xte, yte), proto, args.n_jobs, seed)
+        res["table1"][m] = fit(m, "cgm", "regression", (Xtr, ytr, Xte, yte), proto, args.n_jobs, seed,
+                               args.prune_start)
         if "error" in res["table1"][m]:
             print(f"Table 1 {m}: {res['table1'][m]['error']}", flush=True)
             continue
@@ -390,7 +396,7 @@ def main(argv=None):
     for d, data in real_datasets(names).items():
         res["table2"][d] = {}
         for m in methods:
-            res["table2"][d][m] = fit(m, d, "classification", data, proto, args.n_jobs, seed)
+            res["table2"][d][m] = fit(m, d, "classification", data, proto, args.n_jobs, seed, args.prune_start)
             if "error" in res["table2"][d][m]:
                 print(f"Table 2 {d} {m}: {res['table2'][d][m]['error']}", flush=True)
                 continue

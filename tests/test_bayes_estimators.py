@@ -126,3 +126,107 @@ def test_hmc_dfi_classifier_runs_on_iris_with_short_warmup():
     est.fit(X[::2], y[::2])
     proba = est.predict_proba(X[1::2])
     assert proba.shape == (75, 3) and np.allclose(proba.sum(axis=1), 1.0)
+
+
+# ---------------------------------------------------------------------------- scale, validation, per-sample API
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _scale_data():
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2))
+    y = np.where(X[:, 0] > 0.5, 1.0, -1.0) + 0.1 * rng.normal(size=40)
+    return X, y
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(method=st.sampled_from(["hmc-df", "hmc-dfi", "cgm"]),
+       log_scale=st.floats(-3.0, 4.0), shift=st.floats(-1e4, 1e4))
+def test_predictions_are_equivariant_under_shifting_and_rescaling_y(method, log_scale, shift):
+    """standardize_y=True: fitting c*y + b gives c*prediction + b (same seed), c in 1e-3..1e4, |b| <= 1e4.
+
+    The chains see (y - mean)/std snapped to a 2^-20 grid, identical for both targets unless one of
+    the 40 values lies within rounding (~|b|/(c std y) * 1e-16 <= 1e-9) of a grid point, a chance
+    below 1e-3 per fit. The outputs then differ only by the rounding of the final map back
+    (~1e-16 |b| / c <= 1e-9 std(y)), so the tolerance is 1e-6 std(y)."""
+    X, y = _scale_data()
+    c = 10.0 ** log_scale
+    kw = dict(method=method, n_iter=6, n_burnin=3, k_warmup=20, h_init=0.05, h_final=0.05, random_state=1)
+    if method == "cgm":
+        kw = dict(method=method, n_iter=200, n_burnin=100, random_state=1)
+    base = BayesianTreeRegressor(**kw).fit(X, y).predict(X)
+    scaled = BayesianTreeRegressor(**kw).fit(X, c * y + shift).predict(X)
+    np.testing.assert_allclose((scaled - shift) / c, base, rtol=0, atol=1e-6 * np.std(y))
+
+
+def test_standardize_y_makes_a_large_offset_harmless_and_false_keeps_the_raw_scale():
+    X, y = _scale_data()
+    kw = dict(method="hmc-df", n_iter=12, n_burnin=6, k_warmup=40, h_init=0.05, h_final=0.05, random_state=0)
+    std = BayesianTreeRegressor(**kw).fit(X, y + 1000.0)
+    r2 = 1 - np.mean((std.predict(X) - y - 1000.0) ** 2) / np.var(y)
+    assert r2 > 0.5
+    assert std.y_mean_ == pytest.approx(np.mean(y) + 1000.0) and std.y_scale_ == pytest.approx(np.std(y))
+    raw = BayesianTreeRegressor(standardize_y=False, **kw).fit(X, y)
+    assert (raw.y_mean_, raw.y_scale_) == (0.0, 1.0)
+    with pytest.raises(TypeError, match="standardize_y"):
+        BayesianTreeRegressor(standardize_y="yes", **FAST).fit(X, y)
+
+
+def test_dataframe_column_names_are_checked():
+    pd = pytest.importorskip("pandas")
+    from sklearn.utils.estimator_checks import check_dataframe_column_names_consistency
+
+    X, y = _scale_data()
+    df = pd.DataFrame(X, columns=["a", "b"])
+    for est in (BayesianTreeRegressor(random_state=0, **FAST), BayesianTreeClassifier(random_state=0, **FAST)):
+        target = y if isinstance(est, BayesianTreeRegressor) else (y > 0).astype(int)
+        est.fit(df, target)
+        with pytest.raises(ValueError, match="feature names"):
+            est.predict(df[["b", "a"]])
+        check_dataframe_column_names_consistency(type(est).__name__, est)
+
+
+@pytest.mark.parametrize("method", ["hmc-dfi", "cgm"])
+def test_per_sample_predictions_average_to_predict(method):
+    Xtr, ytr, Xte, _ = make_cgm(n_train=100, n_test=20, random_state=2)
+    kw = dict(method=method, n_iter=6, n_burnin=3, k_warmup=20, h_init=0.05, h_final=0.05, random_state=0,
+              n_chains=2)
+    if method == "cgm":
+        kw.update(n_iter=60, n_burnin=30)
+    reg = BayesianTreeRegressor(**kw).fit(Xtr, ytr)
+    S = reg.sample_predictions(Xte)
+    assert S.shape == (len(reg.trees_), 20)
+    np.testing.assert_allclose(S.mean(axis=0), reg.predict(Xte), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(reg.sample_predictions(Xte, sample=3), S[3])
+    W = reg.leaf_weights(Xte, 3)
+    np.testing.assert_allclose(W.sum(axis=1), 1.0)
+    t = reg.trees_[3]
+    np.testing.assert_allclose(W @ t.value[t.leaves()] * reg.y_scale_ + reg.y_mean_, S[3])
+    ids = reg.apply(Xte, 3)
+    assert set(ids) <= set(t.leaves())
+    if method == "cgm":  # hard trees: the leaf reached is the hard route
+        Xs = (Xte - reg.x_min_) / reg.x_range_
+        hard = t.copy()
+        hard.value = np.arange(t.n_nodes, dtype=float)
+        np.testing.assert_array_equal(ids, predict_hard_tree(hard, Xs).astype(int))
+    with pytest.raises(ValueError, match="sample"):
+        reg.leaf_weights(Xte, len(reg.trees_))
+    with pytest.raises(TypeError, match="sample"):
+        reg.sample_predictions(Xte, sample=1.5)
+
+
+def test_classifier_per_sample_probabilities():
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 2))
+    y = np.where(X[:, 0] > 0.5, "b", "a")
+    clf = BayesianTreeClassifier(method="hmc-df", n_iter=6, n_burnin=3, k_warmup=20, h_init=0.05, h_final=0.05,
+                                 random_state=0).fit(X, y)
+    P = clf.sample_predict_proba(X)
+    assert P.shape == (3, 60, 2)
+    np.testing.assert_allclose(P.sum(axis=2), 1.0)
+    avg = P.mean(axis=0)
+    np.testing.assert_allclose(avg / avg.sum(axis=1, keepdims=True), clf.predict_proba(X))
+
+
+from tabular_trees.bayes import predict_hard_tree  # noqa: E402

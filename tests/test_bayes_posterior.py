@@ -8,8 +8,8 @@ from scipy.special import gammaln
 from scipy.stats import invgamma, norm
 
 from tabular_trees.bayes import (SoftTree, TreePosterior, log_tree_prior, predict_hard_tree, predict_soft_tree,
-                                 soft_leaf_probabilities, stick_breaking, stick_breaking_inverse,
-                                 stick_breaking_log_jacobian)
+                                 soft_leaf_probabilities)
+from tabular_trees.bayes.posterior import _stick_breaking, _stick_breaking_inverse, _stick_breaking_log_jacobian
 
 
 def _tree(p, use_simplex, rng):
@@ -118,13 +118,13 @@ def test_split_direction_right_is_psi():
 @given(st.lists(st.floats(-4, 4), min_size=1, max_size=5))
 def test_stick_breaking_round_trip_and_log_jacobian(y):
     y = np.array(y)
-    x = stick_breaking(y)
+    x = _stick_breaking(y)
     assert x.sum() == pytest.approx(1.0) and np.all(x > 0)
-    np.testing.assert_allclose(stick_breaking_inverse(x), y, atol=1e-6)
+    np.testing.assert_allclose(_stick_breaking_inverse(x), y, atol=1e-6)
     eps = 1e-6
-    J = np.array([(stick_breaking(y + eps * e)[:-1] - stick_breaking(y - eps * e)[:-1]) / (2 * eps)
+    J = np.array([(_stick_breaking(y + eps * e)[:-1] - _stick_breaking(y - eps * e)[:-1]) / (2 * eps)
                   for e in np.eye(y.shape[0])]).T
-    assert stick_breaking_log_jacobian(y) == pytest.approx(np.log(abs(np.linalg.det(J))), abs=1e-5)
+    assert _stick_breaking_log_jacobian(y) == pytest.approx(np.log(abs(np.linalg.det(J))), abs=1e-5)
 
 
 def test_logit_and_log_transforms_jacobians():
@@ -176,9 +176,9 @@ def test_stick_breaking_is_finite_far_out(y):
     """A break that takes (almost) the whole stick underflows the rest of the stick to zero; the
     map must still return a simplex and a finite log-Jacobian (it used to take log(0))."""
     y = np.array(y)
-    x = stick_breaking(y)
+    x = _stick_breaking(y)
     assert np.all(np.isfinite(x)) and np.all(x >= 0) and abs(x.sum() - 1.0) < 1e-12
-    assert np.isfinite(stick_breaking_log_jacobian(y))
+    assert np.isfinite(_stick_breaking_log_jacobian(y))
 
 
 @settings(max_examples=25, deadline=None)

@@ -8,22 +8,24 @@ from scipy import integrate
 from scipy.special import betaln
 from scipy.stats import invgamma, norm
 
-from tabular_trees.bayes import (SoftTree, TreePosterior, adaptation_schedule, cgm_chain, cgm_log_marginal,
-                                 log_tree_prior, propose_move, rjhmc_chain, run_tree_nuts, sample_gaussian,
-                                 softness_schedule)
+from tabular_trees.bayes import SoftTree, TreePosterior, cgm_chain, log_tree_prior, predict_hard_tree, rjhmc_chain, \
+    run_tree_nuts, softness_schedule
+from tabular_trees.bayes.cgm import _cgm_log_marginal
+from tabular_trees.bayes.nuts import _adaptation_schedule, _sample_gaussian
+from tabular_trees.bayes.rjhmc import _propose_move
 
 
 def test_adaptation_schedule_is_stans():
-    assert adaptation_schedule(500) == [(0, 74), (75, 99), (100, 149), (150, 249), (250, 449), (450, 499)]
-    assert adaptation_schedule(10) == [(0, 9)]
-    assert adaptation_schedule(100) == [(0, 14), (15, 89), (90, 99)]
+    assert _adaptation_schedule(500) == [(0, 74), (75, 99), (100, 149), (150, 249), (250, 449), (450, 499)]
+    assert _adaptation_schedule(10) == [(0, 9)]
+    assert _adaptation_schedule(100) == [(0, 14), (15, 89), (90, 99)]
     assert softness_schedule(500) == (75, 349)
 
 
 @pytest.mark.parametrize("cov", [np.diag([1.0, 4.0, 0.25]), np.array([[1.0, 0.9, 0.0], [0.9, 1.0, 0.3], [0.0, 0.3, 2.0]])])
 def test_nuts_recovers_gaussian_moments(cov):
     mean = np.array([1.0, -2.0, 0.5])
-    s, info = sample_gaussian(mean, cov, n_warmup=500, n_samples=4000, seed=3)
+    s, info = _sample_gaussian(mean, cov, n_warmup=500, n_samples=4000, seed=3)
     sd = np.sqrt(np.diag(cov))
     # NUTS draws on a Gaussian are nearly independent; allow an effective size of N/4
     n_eff = s.shape[0] / 4
@@ -36,9 +38,9 @@ def test_nuts_recovers_gaussian_moments(cov):
 
 
 def test_nuts_same_seed_same_chain():
-    a, _ = sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=11)
-    b, _ = sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=11)
-    c, _ = sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=12)
+    a, _ = _sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=11)
+    b, _ = _sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=11)
+    c, _ = _sample_gaussian([0.0, 0.0], np.eye(2), n_warmup=100, n_samples=50, seed=12)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -94,9 +96,9 @@ def test_grow_prune_reversible_and_ratio_terms_cancel():
         rng = np.random.default_rng(4)
         base = SoftTree(2, use_simplex).grow(0, 1, 0.4, np.array([0.3, 0.7]), 0.8)
         probs = (0.5, 0.25, 0.25)
-        grown, lq_grow, mv = propose_move(post, base, "grow", probs, rng)
+        grown, lq_grow, mv = _propose_move(post, base, "grow", probs, rng)
         assert mv == "grow" and grown.prunable_nodes().shape[0] == 1
-        pruned, lq_prune, mv = propose_move(post, grown, "prune", probs, rng)
+        pruned, lq_prune, mv = _propose_move(post, grown, "prune", probs, rng)
         assert mv == "prune" and pruned.same_as(base)
         assert lq_grow + lq_prune == pytest.approx(0.0, abs=1e-10)
         h, sigma = 0.05, 0.6
@@ -116,7 +118,7 @@ def test_grow_prune_reversible_and_ratio_terms_cancel():
 def test_prune_of_single_leaf_is_a_stay():
     X, y = _small_regression()
     post = TreePosterior(X, y, "regression", False)
-    t, lq, mv = propose_move(post, SoftTree(1), "prune", (0.2, 0.2, 0.6), np.random.default_rng(0))
+    t, lq, mv = _propose_move(post, SoftTree(1), "prune", (0.2, 0.2, 0.6), np.random.default_rng(0))
     assert mv == "stay" and lq == 0.0 and t.n_leaves == 1
 
 
@@ -154,13 +156,13 @@ def test_cgm_regression_marginal_matches_numerical_integration():
                 * invgamma.pdf(s2, nu / 2, scale=nu * lam / 2))
 
     val, _ = integrate.dblquad(integrand, 1e-6, 40, -15, 15, epsabs=1e-12)
-    assert cgm_log_marginal(SoftTree(1), X, y, "regression", (nu, lam, a, mubar)) == pytest.approx(np.log(val), abs=1e-5)
+    assert _cgm_log_marginal(SoftTree(1), X, y, "regression", (nu, lam, a, mubar)) == pytest.approx(np.log(val), abs=1e-5)
 
 
 def test_cgm_classification_marginal_is_beta_function():
     y = np.array([0, 1, 1, 1, 0, 1])
     X = np.zeros((6, 1))
-    assert cgm_log_marginal(SoftTree(1), X, y, "classification", (2, 1.0)) == pytest.approx(betaln(3, 5))
+    assert _cgm_log_marginal(SoftTree(1), X, y, "classification", (2, 1.0)) == pytest.approx(betaln(3, 5))
 
 
 def test_cgm_chain_finds_the_step_and_is_reproducible():
@@ -198,4 +200,119 @@ def test_sampler_bad_inputs():
     with pytest.raises(ValueError, match="class codes"):
         TreePosterior(X, np.full(X.shape[0], 3), "classification", False, n_classes=2)
     with pytest.raises(ValueError, match="move"):
-        propose_move(post, tree, "jump", (0.2, 0.2, 0.6), np.random.default_rng(0))
+        _propose_move(post, tree, "jump", (0.2, 0.2, 0.6), np.random.default_rng(0))
+
+
+# ---------------------------------------------------------------------------- validation before compiled code
+def _post(task="regression", use_simplex=False):
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 3))
+    y = rng.normal(size=30) if task == "regression" else rng.integers(0, 2, size=30)
+    return TreePosterior(X, y, task, use_simplex=use_simplex)
+
+
+def test_bad_trees_and_vectors_are_refused_before_the_kernels():
+    post = _post()
+    tree = SoftTree(3).grow(0, 1, 0.4, None, 0.5)
+    theta = post.pack(tree, sigma=1.0)
+    with pytest.raises(ValueError, match="feature"):
+        SoftTree(3).grow(0, 99, 0.4, None, 0.5)
+    bad = tree.copy()
+    bad.feature[0] = 99  # a tree edited by hand
+    for call in (lambda: predict_hard_tree(bad, np.zeros((2, 3))), lambda: post.logp_grad(bad, theta, 0.1),
+                 lambda: run_tree_nuts(post, bad, theta, n_warmup=5),
+                 lambda: rjhmc_chain(post, n_iter=2, n_burnin=1, seed=0, k_warmup=2, init=(bad, 1.0))):
+        with pytest.raises(ValueError, match="feature 99"):
+            call()
+    bad = tree.copy()
+    bad.left[0] = 7  # a child outside the arrays
+    with pytest.raises(ValueError, match="children"):
+        post.logp(bad, theta, 0.1)
+    with pytest.raises(ValueError, match=r"theta must have shape \(4,\)"):
+        post.logp_grad(tree, theta[:2], 0.1)
+    with pytest.raises(ValueError, match="NaN"):
+        post.logp_grad(tree, np.full(4, np.nan), 0.1)
+    with pytest.raises(ValueError, match="h"):
+        post.logp(tree, theta, 0.0)
+    with pytest.raises(ValueError, match="does not match"):
+        _post(use_simplex=True).logp(tree, theta, 0.1)
+
+
+@pytest.mark.parametrize("call, err, match", [
+    (lambda X, y: cgm_chain(X, y, "regression", n_iter=5, n_burnin=1, seed=0, alpha=2), ValueError, "alpha"),
+    (lambda X, y: cgm_chain(X[:, 0], y, "regression", n_iter=5, n_burnin=1, seed=0), ValueError, "2-D"),
+    (lambda X, y: cgm_chain(X, y, "Regression", n_iter=5, n_burnin=1, seed=0), ValueError, "task"),
+    (lambda X, y: cgm_chain(np.where(X > 0.5, np.nan, X), y, "regression", n_iter=5, n_burnin=1, seed=0),
+     ValueError, "NaN"),
+    (lambda X, y: cgm_chain(X, y, "regression", n_iter=5, n_burnin=1, seed=0, move_probs=(1, 0, 0, 0)),
+     ValueError, "move_probs"),
+    (lambda X, y: SoftTree(0), ValueError, "n_features"),
+    (lambda X, y: SoftTree(2.5), TypeError, "n_features"),
+    (lambda X, y: SoftTree(2).prune(5), ValueError, "node"),
+    (lambda X, y: run_tree_nuts(_post(), SoftTree(3), np.zeros(2), n_warmup=2, seed=2**70), ValueError, "seed"),
+    (lambda X, y: run_tree_nuts("post", SoftTree(3), np.zeros(2), n_warmup=2), TypeError, "posterior"),
+    (lambda X, y: _propose_move(_post(), SoftTree(3), "grow", (0.5, 0.25, 0.25), 0), TypeError, "rng"),
+    (lambda X, y: rjhmc_chain(_post(), n_iter=2, n_burnin=1, seed=-1), ValueError, "seed"),
+    (lambda X, y: rjhmc_chain(_post(), n_iter=2, n_burnin=1, seed=0, prune_start="x"), ValueError, "prune_start"),
+    (lambda X, y: softness_schedule(-1), ValueError, "n_warmup"),
+    (lambda X, y: log_tree_prior(SoftTree(2), 1.5, 1.0), ValueError, "alpha"),
+])
+def test_public_functions_name_the_bad_argument(call, err, match):
+    rng = np.random.default_rng(0)
+    X, y = rng.random((20, 2)), rng.normal(size=20)
+    with pytest.raises(err, match=match):
+        call(X, y)
+
+
+# ---------------------------------------------------------------------------- the reference's prune warm start
+def test_reference_prune_start_copies_by_position():
+    """On a small tree: pruning node 2 (the root's left child, pre-order position 1) shifts every later split
+    and leaf value one place to the left; pruning the last prunable node in pre-order changes nothing."""
+    from tabular_trees.bayes.rjhmc import _positional_prune_start, _reading_order
+
+    t = SoftTree(3).grow(0, 0, 0.5, None, 2.0)        # root 0 -> leaves 1 (value 0), 2 (value 2)
+    t = t.grow(1, 1, 0.3, None, 1.0)                  # 1 -> leaves 3 (0), 4 (1)
+    t = t.grow(2, 2, 0.7, None, 3.0)                  # 2 -> leaves 5 (2), 6 (3)
+    t.value[:] = [0, 0, 0, 10, 11, 12, 13]            # leaves left to right: 3, 4, 5, 6
+    inner, leaves = _reading_order(t)
+    assert inner.tolist() == [0, 1, 2] and leaves.tolist() == [3, 4, 5, 6]
+    pruned, _ = t.prune(1)                            # paper rule: node 1 becomes a leaf with value 10
+    ref = _positional_prune_start(t, pruned)
+    ni, nl = _reading_order(pruned)                   # internal [root, old node 2]; leaves [old 1, old 5, old 6]
+    # paper: each node keeps its own values
+    assert pruned.feature[ni].tolist() == [0, 2] and pruned.threshold[ni].tolist() == [0.5, 0.7]
+    assert pruned.value[nl].tolist() == [10, 12, 13]
+    # reference: by position -> old node 2 gets old node 1's split; leaves get old leaves 3, 4, 5's values
+    assert ref.feature[ni].tolist() == [0, 1] and ref.threshold[ni].tolist() == [0.5, 0.3]
+    assert ref.value[nl].tolist() == [10, 11, 12]
+    # the last prunable node in pre-order: the positional copy equals the paper's rule
+    pruned2, _ = t.prune(2)
+    ref2 = _positional_prune_start(t, pruned2)
+    assert ref2.same_as(pruned2)
+
+
+def test_prune_start_reference_changes_only_prune_proposals():
+    post = _post()
+    base = SoftTree(3).grow(0, 0, 0.5, None, 1.0).grow(1, 1, 0.3, None, -1.0).grow(2, 2, 0.7, None, 2.0)
+    for seed in range(6):
+        a = _propose_move(post, base, "prune", (0.2, 0.2, 0.6), np.random.default_rng(seed), "paper")
+        b = _propose_move(post, base, "prune", (0.2, 0.2, 0.6), np.random.default_rng(seed), "reference")
+        assert a[1] == b[1] and a[0].n_nodes == b[0].n_nodes  # same move, same ratio terms
+        g1 = _propose_move(post, base, "grow", (0.2, 0.2, 0.6), np.random.default_rng(seed), "paper")
+        g2 = _propose_move(post, base, "grow", (0.2, 0.2, 0.6), np.random.default_rng(seed), "reference")
+        assert g1[0].same_as(g2[0])
+
+
+def test_chain_results_are_typed_records():
+    from tabular_trees.bayes.rjhmc import ChainResult
+
+    rng = np.random.default_rng(0)
+    X, y = rng.random((30, 2)), rng.normal(size=30)
+    post = TreePosterior(X, y, "regression", use_simplex=False)
+    for out in (rjhmc_chain(post, n_iter=3, n_burnin=1, seed=0, k_warmup=5),
+                cgm_chain(X, y, "regression", n_iter=20, n_burnin=10, seed=0)):
+        assert isinstance(out, ChainResult)
+        assert out["n_leaves"] is out.n_leaves and len(out.trees) == out.sigmas.shape[0]
+        assert out.log_alpha.shape == out.n_leaves.shape
+        with pytest.raises(KeyError, match="nleaves"):
+            out["nleaves"]

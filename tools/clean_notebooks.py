@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 KEEP_NOTEBOOK_METADATA = {"kernelspec", "language_info"}
-KEEP_CELL_METADATA = {"tags"}
+KEEP_CELL_METADATA = {"tags", "mystnb"}  # mystnb: figure captions, names and alt text
 
 
 def clean(nb: dict) -> dict:

@@ -3,28 +3,35 @@
 Public API
 ----------
 - :class:`BayesianTreeRegressor`, :class:`BayesianTreeClassifier` — scikit-learn estimators
-  (``method`` = "hmc-df" | "hmc-dfi" | "cgm").
+  (``method`` = "hmc-df" | "hmc-dfi" | "cgm"), with per-sample predictions and leaf routing.
 - :class:`SoftTree`, :func:`soft_leaf_probabilities`, :func:`predict_soft_tree`,
-  :func:`predict_hard_tree` — soft decision trees in flat arrays.
-- :class:`TreePosterior`, :func:`log_tree_prior`, stick-breaking transforms — log-posteriors
-  with analytic gradients.
-- :func:`run_tree_nuts`, :func:`sample_gaussian`, :func:`adaptation_schedule`,
-  :func:`softness_schedule` — NUTS with Stan's adaptation.
-- :func:`rjhmc_chain`, :func:`propose_move` — RJHMC-Tree (Algorithm 1).
-- :func:`cgm_chain`, :func:`cgm_log_marginal`, :func:`cgm_log_prior` — CGM random-walk MH.
+  :func:`predict_hard_tree`, :func:`tree_leaf_weights` — soft decision trees in flat arrays.
+- :class:`TreePosterior`, :func:`log_tree_prior` — log-posteriors with analytic gradients.
+- :func:`run_tree_nuts`, :func:`softness_schedule` — NUTS with Stan's adaptation on one topology.
+- :func:`rjhmc_chain` — RJHMC-Tree (Algorithm 1); :func:`cgm_chain` — CGM random-walk MH.
+- :func:`split_rhat`, :func:`effective_sample_size` — convergence diagnostics for chains.
+
+Everything else (the compiled kernels, the stick-breaking transforms, the move proposals)
+is private to the submodules and may change.
+
+Compiled code and its cache: numba's ``cache=True`` keys a cached function on its own
+source file only. Compiled call chains in this package cross files
+(``posterior._log_posterior_ws`` inlines ``soft_tree._sigmoid`` and calls the kernels of
+``posterior``; ``nuts._run_nuts`` calls ``posterior._log_posterior_ws``), so a change in
+one file can leave a stale cached caller in another; the package-wide cache invalidation
+of ``tabular_trees`` (keyed on all package sources) covers them.
 """
 
-from .cgm import cgm_chain, cgm_log_marginal, cgm_log_prior
+from .cgm import cgm_chain
+from .diagnostics import effective_sample_size, split_rhat
 from .estimators import BayesianTreeClassifier, BayesianTreeRegressor
-from .nuts import adaptation_schedule, run_tree_nuts, sample_gaussian, softness_schedule
-from .posterior import (TreePosterior, log_tree_prior, stick_breaking, stick_breaking_inverse,
-                        stick_breaking_log_jacobian)
-from .rjhmc import propose_move, rjhmc_chain
-from .soft_tree import SoftTree, predict_hard_tree, predict_soft_tree, soft_leaf_probabilities
+from .nuts import run_tree_nuts, softness_schedule
+from .posterior import TreePosterior, log_tree_prior
+from .rjhmc import rjhmc_chain
+from .soft_tree import SoftTree, predict_hard_tree, predict_soft_tree, soft_leaf_probabilities, tree_leaf_weights
 
 __all__ = [
     "BayesianTreeRegressor", "BayesianTreeClassifier", "SoftTree", "soft_leaf_probabilities", "predict_soft_tree",
-    "predict_hard_tree", "TreePosterior", "log_tree_prior", "stick_breaking", "stick_breaking_inverse",
-    "stick_breaking_log_jacobian", "run_tree_nuts", "sample_gaussian", "adaptation_schedule", "softness_schedule",
-    "rjhmc_chain", "propose_move", "cgm_chain", "cgm_log_marginal", "cgm_log_prior",
+    "predict_hard_tree", "tree_leaf_weights", "TreePosterior", "log_tree_prior", "run_tree_nuts",
+    "softness_schedule", "rjhmc_chain", "cgm_chain", "split_rhat", "effective_sample_size",
 ]

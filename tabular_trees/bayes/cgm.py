@@ -21,9 +21,11 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
+from .._validation import as_1d_target, as_float_matrix, as_regression_target, check_int, check_option, check_real
+from .rjhmc import ChainResult
 from .soft_tree import SoftTree
 
-__all__ = ["cgm_chain", "cgm_log_marginal", "cgm_log_prior"]
+__all__ = ["cgm_chain"]
 
 _MOVE_CODE = {"grow": 0, "prune": 1, "change": 3, "swap": 4}
 
@@ -61,13 +63,13 @@ def _log_rule_prob(avail, v, c):
     return -math.log(len(avail)) - math.log(vals.shape[0])
 
 
-def cgm_log_prior(tree, X, alpha, beta, rows=None):
+def _cgm_log_prior(tree, X, alpha, beta, rows=None):
     """CGM tree prior log p(T) including the split-rule probabilities (−inf if a rule is invalid).
 
     Examples
     --------
     >>> X = np.array([[0.0], [1.0]])
-    >>> round(cgm_log_prior(SoftTree(1), X, 0.45, 2.5), 6)
+    >>> round(_cgm_log_prior(SoftTree(1), X, 0.45, 2.5), 6)
     -0.597837
     """
     rows = _node_rows(tree, X) if rows is None else rows
@@ -84,7 +86,7 @@ def cgm_log_prior(tree, X, alpha, beta, rows=None):
     return lp
 
 
-def cgm_log_marginal(tree, X, y, task, hyper, rows=None):
+def _cgm_log_marginal(tree, X, y, task, hyper, rows=None):
     """Log marginal likelihood p(Y | X, T) with the leaf parameters integrated out.
 
     ``hyper`` is ``(nu, lam, a, mubar)`` for regression and ``(n_classes, alpha)`` for
@@ -93,7 +95,7 @@ def cgm_log_marginal(tree, X, y, task, hyper, rows=None):
     Examples
     --------
     >>> X = np.array([[0.0], [1.0]]); y = np.array([0.0, 1.0])
-    >>> bool(np.isfinite(cgm_log_marginal(SoftTree(1), X, y, "regression", (3.0, 1.0, 1 / 3, 0.5))))
+    >>> bool(np.isfinite(_cgm_log_marginal(SoftTree(1), X, y, "regression", (3.0, 1.0, 1 / 3, 0.5))))
     True
     """
     rows = _node_rows(tree, X) if rows is None else rows
@@ -150,8 +152,8 @@ def _leaf_summary(tree, X, y, task, hyper):
 
 def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95, beta=1.0,
               move_probs=(0.25, 0.25, 0.4, 0.1), nu=3.0, lam=None, a=1.0 / 3.0, mubar=None, class_alpha=1.0,
-              callback=None):
-    """One CGM Metropolis–Hastings chain; returns samples and traces like :func:`rjhmc_chain`.
+              callback=None, likelihood=True):
+    """One CGM Metropolis–Hastings chain; returns its samples and traces as a ``ChainResult`` like :func:`rjhmc_chain`.
 
     Parameters
     ----------
@@ -169,6 +171,12 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
         Regression prior (defaults ν = 3, λ = var(y), a = 1/3, μ̄ = mean(y)).
     class_alpha : float
         Dirichlet concentration for classification leaves.
+    callback : callable, optional
+        Called with the iteration number after every iteration.
+    likelihood : bool, default=True
+        ``False`` replaces the marginal likelihood by 1, so the chain samples the CGM tree
+        prior on these inputs (the split-probability α(1+d)^−β where a node has an
+        available split, uniform split rules); used to test the moves' Hastings ratios.
 
     Examples
     --------
@@ -177,22 +185,59 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
     >>> int(np.median(out["n_leaves"][100:])) >= 2
     True
     """
+    check_option(task, "task", {"regression", "classification"})
+    X = as_float_matrix(X, "X")
+    n_iter = check_int(n_iter, "n_iter", min_val=1, max_val=10**7)
+    n_burnin = check_int(n_burnin, "n_burnin", min_val=0, max_val=n_iter)
+    if not isinstance(seed, np.random.Generator):
+        seed = check_int(seed, "seed", min_val=0)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    alpha = check_real(alpha, "alpha", min_val=0.0, max_val=1.0, include_boundaries="neither")
+    beta = check_real(beta, "beta", min_val=0.0)
+    if not isinstance(likelihood, (bool, np.bool_)):
+        raise TypeError(f"likelihood must be True or False, got {likelihood!r}.")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable or None, got {callback!r}.")
+    try:
+        p = np.asarray(move_probs, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("move_probs must be four floats [grow, prune, change, swap].") from None
+    if p.shape != (4,) or not np.all(np.isfinite(p)) or np.any(p < 0) or p[0] <= 0 or p[1] <= 0 \
+            or abs(p.sum() - 1.0) > 1e-8:
+        raise ValueError("move_probs must be four probabilities [grow, prune, change, swap] summing to 1 with "
+                         f"grow, prune > 0, got {move_probs!r}.")
     if task == "regression":
-        y = np.asarray(y, dtype=np.float64)
-        hyper = (nu, float(np.var(y)) if lam is None else lam, a, float(np.mean(y)) if mubar is None else mubar)
+        y = as_regression_target(y, X.shape[0])
+        check_real(nu, "nu", min_val=0.0, include_boundaries="neither")
+        check_real(a, "a", min_val=0.0, include_boundaries="neither")
+        lam = float(np.var(y)) if lam is None else check_real(lam, "lam", min_val=0.0, include_boundaries="neither")
+        if not lam > 0:
+            raise ValueError("y is constant, so lam = var(y) = 0; pass a positive lam or a varying y.")
+        mubar = float(np.mean(y)) if mubar is None else check_real(mubar, "mubar")
+        hyper = (float(nu), lam, float(a), mubar)
     else:
-        y = np.asarray(y, dtype=np.int64)
-        hyper = (int(n_classes) if n_classes is not None else int(y.max()) + 1, class_alpha)
+        y = as_1d_target(y, X.shape[0])
+        if y.dtype.kind not in "iu":
+            raise ValueError("y must be integer class codes 0..M-1 for classification; encode labels with "
+                             "numpy.unique(y, return_inverse=True).")
+        M = int(y.max()) + 1 if n_classes is None else check_int(n_classes, "n_classes", min_val=2)
+        if y.min() < 0 or y.max() >= M:
+            raise ValueError(f"class codes must lie in 0..{M - 1}; encode labels with numpy.unique first.")
+        y = np.ascontiguousarray(y, dtype=np.int64)
+        hyper = (M, check_real(class_alpha, "class_alpha", min_val=0.0, include_boundaries="neither"))
+    if likelihood:
+        marginal = _cgm_log_marginal
+    else:
+        def marginal(*args):
+            return 0.0
     tree = SoftTree(X.shape[1])
     rows = _node_rows(tree, X)
-    lpost = cgm_log_marginal(tree, X, y, task, hyper, rows) + cgm_log_prior(tree, X, alpha, beta, rows)
-    p = np.asarray(move_probs, dtype=float)
+    lpost = marginal(tree, X, y, task, hyper, rows) + _cgm_log_prior(tree, X, alpha, beta, rows)
     tr_leaves = np.zeros(n_iter, dtype=np.int64)
     tr_lp = np.zeros(n_iter)
     tr_move = np.zeros(n_iter, dtype=np.int64)
     tr_acc = np.zeros(n_iter, dtype=bool)
+    tr_la = np.full(n_iter, np.nan)
     trees, leaf_probs = [], []
     for it in range(n_iter):
         move = ("grow", "prune", "change", "swap")[int(rng.choice(4, p=p))]
@@ -244,8 +289,9 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
         if new is not None:
             new_rows = _node_rows(new, X)
             if _valid(new, X, new_rows):
-                lp_new = cgm_log_marginal(new, X, y, task, hyper, new_rows) + cgm_log_prior(new, X, alpha, beta, new_rows)
+                lp_new = marginal(new, X, y, task, hyper, new_rows) + _cgm_log_prior(new, X, alpha, beta, new_rows)
                 log_alpha = lp_new - lpost + log_q
+                tr_la[it] = log_alpha
                 if np.isfinite(log_alpha) and math.log(rng.random()) < min(0.0, log_alpha):
                     tree, rows, lpost, accept = new, new_rows, lp_new, True
         tr_leaves[it] = tree.n_leaves
@@ -259,6 +305,7 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
                 leaf_probs.append(probs)
         if callback is not None:
             callback(it)
-    return dict(trees=trees, sigmas=np.full(len(trees), np.nan), leaf_probs=leaf_probs, n_leaves=tr_leaves,
-                log_posterior=tr_lp, move=tr_move, accepted=tr_acc, divergences=np.zeros(n_iter, dtype=np.int64),
-                divergences_warmup=np.zeros(n_iter, dtype=np.int64), h=np.nan)
+    return ChainResult(trees=trees, sigmas=np.full(len(trees), np.nan), leaf_probs=leaf_probs, n_leaves=tr_leaves,
+                       log_posterior=tr_lp, move=tr_move, accepted=tr_acc, log_alpha=tr_la,
+                       divergences=np.zeros(n_iter, dtype=np.int64),
+                       divergences_warmup=np.zeros(n_iter, dtype=np.int64), h=np.nan)

@@ -30,19 +30,19 @@ import numba
 import numpy as np
 
 from .._validation import check_int, check_real
-from .posterior import GAUSS, log_posterior_ws, new_workspace
+from .posterior import GAUSS, _log_posterior_ws, _new_workspace
 
-__all__ = ["adaptation_schedule", "softness_schedule", "sample_gaussian", "run_tree_nuts"]
+__all__ = ["softness_schedule", "run_tree_nuts"]
 
 _MAX_DELTA_H = 1000.0
 
 
-def adaptation_schedule(n_warmup):
+def _adaptation_schedule(n_warmup):
     """Stan's warm-up windows as a list of ``(start, end)`` (inclusive) pairs.
 
     Examples
     --------
-    >>> adaptation_schedule(500)
+    >>> _adaptation_schedule(500)
     [(0, 74), (75, 99), (100, 149), (150, 249), (250, 449), (450, 499)]
     """
     if n_warmup <= 0:
@@ -80,7 +80,8 @@ def softness_schedule(n_warmup):
     >>> softness_schedule(500)
     (75, 349)
     """
-    sched = adaptation_schedule(n_warmup)
+    n_warmup = check_int(n_warmup, "n_warmup", min_val=0)
+    sched = _adaptation_schedule(n_warmup)
     if len(sched) < 3:
         return (0, n_warmup - 1) if n_warmup > 0 else (-1, -1)
     start = sched[1][0]
@@ -93,7 +94,7 @@ def softness_schedule(n_warmup):
 @numba.njit(cache=True, inline="always")
 def _lp(theta, grad, need_grad, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos,
         leaf_pos, hyp, alpha_cls, wsp):
-    return log_posterior_ws(theta, grad, model, need_grad, True, h, X, w, ysum, yss, ycnt, left,
+    return _log_posterior_ws(theta, grad, model, need_grad, True, h, X, w, ysum, yss, ycnt, left,
                             right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
 
 
@@ -366,7 +367,7 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, max_depth, target_accept, win_s
     np.random.seed(seed)
     d = theta0.shape[0]
     # one workspace for every density evaluation of the run (nothing is allocated per call)
-    wsp = new_workspace(X, left.shape[0], model, ycnt)
+    wsp = _new_workspace(X, left.shape[0], model, ycnt)
     theta = theta0.copy()
     grad = np.zeros(d)
     inv_mass = np.ones(d)
@@ -464,7 +465,7 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, max_depth, target_accept, win_s
 
 
 def _schedule_arrays(n_warmup):
-    sched = adaptation_schedule(n_warmup)
+    sched = _adaptation_schedule(n_warmup)
     ws = np.array([s for s, _ in sched], dtype=np.int64)
     we = np.array([e for _, e in sched], dtype=np.int64)
     rs, re = softness_schedule(n_warmup)
@@ -484,8 +485,8 @@ def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_i
         Starting unconstrained vector (see :meth:`TreePosterior.pack`).
     n_warmup, n_samples : int
         Adaptation steps and draws kept.
-    seed : int
-        Seed of the compiled generator; a run is a deterministic function of it.
+    seed : int, default=0
+        Seed of the compiled generator (0 ≤ seed < 2**32); a run is a deterministic function of it.
     h_init, h_final : float
         Split softness at the start and end of warm-up (Eq. 20); ``h_final`` defaults to ``h_init``.
     max_tree_depth : int, default=10
@@ -510,19 +511,21 @@ def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_i
     >>> s.shape
     (20, 4)
     """
-    n_warmup = check_int(n_warmup, "n_warmup", min_val=0)
-    n_samples = check_int(n_samples, "n_samples", min_val=1)
+    from .posterior import TreePosterior
+
+    if not isinstance(posterior, TreePosterior):
+        raise TypeError(f"posterior must be a TreePosterior, got {type(posterior).__name__}.")
+    n_warmup = check_int(n_warmup, "n_warmup", min_val=0, max_val=10**6)
+    n_samples = check_int(n_samples, "n_samples", min_val=1, max_val=10**7)
+    seed = check_int(seed, "seed", min_val=0, max_val=2**32 - 1)
     max_tree_depth = check_int(max_tree_depth, "max_tree_depth", min_val=1, max_val=30)
     h_init = check_real(h_init, "h_init", min_val=0.0, include_boundaries="neither")
     h_final = h_init if h_final is None else check_real(h_final, "h_final", min_val=0.0, include_boundaries="neither")
     target_accept = check_real(target_accept, "target_accept", min_val=0.0, max_val=1.0, include_boundaries="neither")
-    if tree.n_features != posterior.n_features or tree.use_simplex != posterior.use_simplex:
-        raise ValueError("tree does not match the posterior (number of features or split type differ).")
-    theta0 = np.ascontiguousarray(theta0, dtype=np.float64)
-    if theta0.shape != (posterior.dim(tree),):
-        raise ValueError(f"theta0 must have shape ({posterior.dim(tree)},), got {theta0.shape}.")
-    if not np.all(np.isfinite(theta0)):
-        raise ValueError("theta0 contains NaN or infinity.")
+    try:
+        (theta0,) = posterior._check(tree, theta0)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("theta ", "theta0 ", 1)) from None
     ws, we, rs, re = _schedule_arrays(n_warmup)
     feature = tree.feature.copy()
     int_pos, leaf_pos = posterior.positions(tree)
@@ -539,12 +542,12 @@ def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_i
                                      accept_stat=info[3], n_leapfrog=int(info[4]), h=info[5], inverse_mass=inv_mass)
 
 
-def sample_gaussian(mean, cov, *, n_warmup=500, n_samples=1000, seed=0, max_tree_depth=10, target_accept=0.8):
+def _sample_gaussian(mean, cov, *, n_warmup=500, n_samples=1000, seed=0, max_tree_depth=10, target_accept=0.8):
     """Run the same compiled NUTS on a Gaussian target N(mean, cov) — a test of the sampler.
 
     Examples
     --------
-    >>> s, info = sample_gaussian([0.0, 1.0], [[1.0, 0.5], [0.5, 2.0]], n_samples=200, seed=0)
+    >>> s, info = _sample_gaussian([0.0, 1.0], [[1.0, 0.5], [0.5, 2.0]], n_samples=200, seed=0)
     >>> s.shape
     (200, 2)
     """

@@ -27,7 +27,7 @@ argument ``z_j = (x_κ − τ_j)/h`` (for classification s_k is the derivative o
 leaf's Dirichlet–multinomial term with respect to a row's soft count). Both sweeps run
 node by node over all rows at once (loops that LLVM vectorises, with a branch-free
 logistic), in a workspace the sampler allocates once per run
-(:func:`log_posterior_ws`); sums use a fixed order, so results do not depend on how
+(``_log_posterior_ws``); sums use a fixed order, so results do not depend on how
 numba compiled the code.
 """
 
@@ -42,12 +42,11 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from .._validation import as_float_matrix, as_regression_target, check_int, check_option, check_real
-from .soft_tree import _node_probabilities, _sigmoid
+from .soft_tree import _check_tree, _node_probabilities, _sigmoid
 
 REG_DF, REG_DFI, CLF_DF, CLF_DFI, GAUSS = 0, 1, 2, 3, 9
 
-__all__ = ["REG_DF", "REG_DFI", "CLF_DF", "CLF_DFI", "GAUSS", "TreePosterior", "log_tree_prior",
-           "stick_breaking", "stick_breaking_inverse", "stick_breaking_log_jacobian"]
+__all__ = ["TreePosterior", "log_tree_prior"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -190,8 +189,8 @@ def _fill_transposed(X, ws, base):
 
 
 @numba.njit(cache=True)
-def new_workspace(X, n_nodes, model, ycnt):
-    """Workspace for :func:`log_posterior_ws`: rows for φ, ψ, s, Δ, their gradients,
+def _new_workspace(X, n_nodes, model, ycnt):
+    """Workspace for ``_log_posterior_ws``: rows for φ, ψ, s, Δ, their gradients,
     per-leaf class counts and scratch (node-major, one column per data row), then
     ``X.T`` and, for classification, ``ycnt.T``."""
     G, p = X.shape
@@ -337,7 +336,7 @@ def _clf_rows(use_simplex, h, G, p, left, right, feature, alpha_cls, need_grad, 
 
     Per leaf k with soft counts C_km = Σ_g φ_k(x_g) n_gm: lgamma(A) − Σ_m lgamma(α_m)
     + Σ_m lgamma(C_km + α_m) − lgamma(Σ_m C_km + A). Fills the τ/Δ gradients like
-    :func:`_reg_rows`, with leaf values s_k(g) = Σ_m n_gm ∂/∂C_km.
+    ``_reg_rows``, with leaf values s_k(g) = Σ_m n_gm ∂/∂C_km.
     """
     n_nodes = left.shape[0]
     M = alpha_cls.shape[0]
@@ -439,11 +438,11 @@ def _reg_rows(theta, grad, need_grad, use_simplex, h, X, w, ysum, yss, left, rig
 
 
 @numba.njit(cache=True)
-def log_posterior_ws(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss, ycnt,
+def _log_posterior_ws(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss, ycnt,
                      left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, ws):
-    """:func:`log_posterior_kernel` with a caller-owned workspace ``ws``.
+    """``_log_posterior_kernel`` with a caller-owned workspace ``ws``.
 
-    ``ws`` comes from :func:`new_workspace` for this data and number of nodes (its
+    ``ws`` comes from ``_new_workspace`` for this data and number of nodes (its
     last rows hold ``X.T`` and ``ycnt.T``); nothing is allocated per call, so NUTS can
     evaluate the density millions of times cheaply.
     """
@@ -512,6 +511,9 @@ def log_posterior_ws(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss
         a_s = hyp[2]
         b_s = hyp[3]
         logsig = theta[off_sig]
+        if not (-300.0 < logsig < 300.0):
+            # σ² would under- or overflow: zero density (NUTS reports a divergence; prior-only runs reach here)
+            return -np.inf
         sig = math.exp(logsig)
         inv_s2 = 1.0 / (sig * sig)
         # priors
@@ -556,27 +558,27 @@ def log_posterior_ws(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss
 
 
 @numba.njit(cache=True)
-def log_posterior_kernel(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss, ycnt,
+def _log_posterior_kernel(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss, ycnt,
                          left, right, feature, int_pos, leaf_pos, hyp, alpha_cls):
     """Log-density (and gradient into ``grad``) of the flat vector ``theta``.
 
     ``X`` (G, p): unique scaled rows; ``w`` (G,) their multiplicities; ``ysum``,
     ``yss`` (G,): per-row sums of y and y² (regression); ``ycnt`` (G, M): class
     counts (classification). ``hyp = [μ₀, s_μ, a_σ, b_σ, α_Δ]``. Allocates a
-    workspace per call; samplers use :func:`log_posterior_ws` with one workspace.
+    workspace per call; samplers use ``_log_posterior_ws`` with one workspace.
     """
-    ws = new_workspace(X, left.shape[0], model, ycnt)
-    return log_posterior_ws(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss, ycnt, left, right,
+    ws = _new_workspace(X, left.shape[0], model, ycnt)
+    return _log_posterior_ws(theta, grad, model, need_grad, jacobian, h, X, w, ysum, yss, ycnt, left, right,
                             feature, int_pos, leaf_pos, hyp, alpha_cls, ws)
 
 
 # ---------------------------------------------------------------------------- transforms (Python)
-def stick_breaking(y):
+def _stick_breaking(y):
     """Map ``y`` in R^{K−1} to the unit simplex in R^K (Stan's stick-breaking transform).
 
     Examples
     --------
-    >>> stick_breaking(np.zeros(2)).round(6).tolist()
+    >>> _stick_breaking(np.zeros(2)).round(6).tolist()
     [0.333333, 0.333333, 0.333333]
     """
     y = np.ascontiguousarray(y, dtype=np.float64).ravel()
@@ -585,12 +587,12 @@ def stick_breaking(y):
     return x
 
 
-def stick_breaking_log_jacobian(y):
-    """Log absolute Jacobian determinant ``log |det ∂x_{1:K−1}/∂y|`` of :func:`stick_breaking`.
+def _stick_breaking_log_jacobian(y):
+    """Log absolute Jacobian determinant ``log |det ∂x_{1:K−1}/∂y|`` of ``_stick_breaking``.
 
     Examples
     --------
-    >>> round(float(stick_breaking_log_jacobian(np.zeros(1))), 6)  # x1 = logistic(y), J = 1/4
+    >>> round(float(_stick_breaking_log_jacobian(np.zeros(1))), 6)  # x1 = logistic(y), J = 1/4
     -1.386294
     """
     y = np.ascontiguousarray(y, dtype=np.float64).ravel()
@@ -598,12 +600,12 @@ def stick_breaking_log_jacobian(y):
     return float(_stick_forward(y, x))
 
 
-def stick_breaking_inverse(x):
-    """Inverse of :func:`stick_breaking` for a point strictly inside the simplex.
+def _stick_breaking_inverse(x):
+    """Inverse of ``_stick_breaking`` for a point strictly inside the simplex.
 
     Examples
     --------
-    >>> stick_breaking_inverse(stick_breaking(np.array([0.3, -1.0]))).round(6).tolist()
+    >>> _stick_breaking_inverse(_stick_breaking(np.array([0.3, -1.0]))).round(6).tolist()
     [0.3, -1.0]
     """
     x = np.asarray(x, dtype=np.float64).ravel()
@@ -625,15 +627,37 @@ def _logit(t):
 def log_tree_prior(tree, alpha, beta):
     """CGM topology prior: Σ_internal log α(1+d)^−β + Σ_leaves log(1 − α(1+d)^−β), root depth 0.
 
+    Parameters
+    ----------
+    tree : SoftTree
+    alpha : float
+        Split probability at the root, ``0 < alpha < 1``.
+    beta : float
+        Depth decay, ``beta >= 0``.
+
     Examples
     --------
     >>> from tabular_trees.bayes.soft_tree import SoftTree
     >>> round(log_tree_prior(SoftTree(1), 0.45, 2.5), 6)  # a single leaf: log(1 - 0.45)
     -0.597837
     """
+    _check_tree(tree)
+    alpha = check_real(alpha, "alpha", min_val=0.0, max_val=1.0, include_boundaries="neither")
+    beta = check_real(beta, "beta", min_val=0.0)
+    depth = _node_depths(tree)
+    if not np.array_equal(depth, tree.depth):
+        raise ValueError("tree.depth does not match the tree's structure; build trees with SoftTree.grow / prune.")
     psplit = alpha * (1.0 + tree.depth) ** (-beta)
     inner = tree.left >= 0
     return float(np.sum(np.log(psplit[inner])) + np.sum(np.log1p(-psplit[~inner])))
+
+
+def _node_depths(tree):
+    depth = np.zeros(tree.n_nodes, dtype=np.int64)
+    for n in range(tree.n_nodes):  # parents precede children (checked by _check_tree)
+        if tree.left[n] >= 0:
+            depth[tree.left[n]] = depth[tree.right[n]] = depth[n] + 1
+    return depth
 
 
 class TreePosterior:
@@ -675,6 +699,8 @@ class TreePosterior:
     def __init__(self, X, y, task, use_simplex, n_classes=None, mu_loc=0.0, mu_scale=1.0,
                  sigma_a=1.5, sigma_b=1.5, simplex_alpha=1.0, class_alpha=1.0, alpha=0.95, beta=1.0):
         check_option(task, "task", {"regression", "classification"})
+        if not isinstance(use_simplex, (bool, np.bool_)):
+            raise TypeError(f"use_simplex must be True or False, got {use_simplex!r}.")
         X = as_float_matrix(X, "X")
         for name, val in (("mu_scale", mu_scale), ("sigma_a", sigma_a), ("sigma_b", sigma_b),
                           ("simplex_alpha", simplex_alpha), ("class_alpha", class_alpha)):
@@ -684,6 +710,9 @@ class TreePosterior:
         check_real(beta, "beta", min_val=0.0)
         if task == "regression":
             y = as_regression_target(y, X.shape[0])
+            if np.max(np.abs(y)) > 1e150:
+                raise ValueError("y has values beyond 1e150 in magnitude, whose squares overflow; standardise y "
+                                 "(BayesianTreeRegressor does so by default).")
         else:
             y = np.asarray(y)
             if y.shape != (X.shape[0],) or y.dtype.kind not in "iu":
@@ -721,9 +750,63 @@ class TreePosterior:
         self.alpha = float(alpha)
         self.beta = float(beta)
 
+    def without_likelihood(self):
+        """A copy of this posterior whose likelihood is identically 1 (log-likelihood 0).
+
+        Every row keeps its inputs but gets weight zero and no targets (regression:
+        ``w = Σy = Σy² = 0``; classification: zero class counts), so the compiled density
+        reduces exactly to the priors: τ ~ U(0, 1), κ ~ U{1..p} or Δ ~ Dirichlet, μ, σ, and the
+        topology prior α(1+d)^−β in :meth:`log_posterior`. Samplers run on it should
+        recover the prior (used by the prior-recovery tests of the reversible-jump
+        bookkeeping).
+
+        Examples
+        --------
+        >>> from tabular_trees.bayes.soft_tree import SoftTree
+        >>> rng = np.random.default_rng(0)
+        >>> post = TreePosterior(rng.random((20, 2)), rng.normal(size=20), "regression", False).without_likelihood()
+        >>> t = SoftTree(2)
+        >>> round(post.log_likelihood(t, post.pack(t, sigma=1.0), h=0.1), 12)
+        0.0
+        """
+        other = TreePosterior.__new__(TreePosterior)
+        other.__dict__.update(self.__dict__)
+        other.w = np.zeros_like(self.w)
+        other.ysum = np.zeros_like(self.ysum)
+        other.yss = np.zeros_like(self.yss)
+        other.ycnt = np.zeros_like(self.ycnt)
+        return other
+
+    # -------------------------------------------------------------- validation
+    def _check(self, tree, theta=None, h=None):
+        """Validate a tree (and θ, h) for this posterior before any compiled code sees them."""
+        _check_tree(tree)
+        if tree.n_features != self.n_features or tree.use_simplex != self.use_simplex:
+            raise ValueError(f"tree does not match the posterior: it has {tree.n_features} features and "
+                             f"use_simplex={tree.use_simplex}, the posterior {self.n_features} and "
+                             f"use_simplex={self.use_simplex}.")
+        out = []
+        if theta is not None:
+            try:
+                theta = np.ascontiguousarray(theta, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise TypeError("theta must be a 1-D array of floats (see TreePosterior.pack).") from None
+            d = self.dim(tree)
+            if theta.shape != (d,):
+                raise ValueError(f"theta must have shape ({d},) for this tree ({tree.n_nodes - tree.n_leaves} "
+                                 f"internal nodes, {tree.n_leaves} leaves), got {theta.shape}; "
+                                 "build it with TreePosterior.pack.")
+            if not np.all(np.isfinite(theta)):
+                raise ValueError("theta contains NaN or infinity.")
+            out.append(theta)
+        if h is not None:
+            out.append(check_real(h, "h", min_val=0.0, include_boundaries="neither"))
+        return out
+
     # -------------------------------------------------------------- layout
     def positions(self, tree):
         """Arrays mapping node id → position among internal nodes / leaves (−1 elsewhere)."""
+        self._check(tree)
         inner = tree.left >= 0
         int_pos = np.full(tree.n_nodes, -1, dtype=np.int64)
         leaf_pos = np.full(tree.n_nodes, -1, dtype=np.int64)
@@ -732,6 +815,8 @@ class TreePosterior:
         return int_pos, leaf_pos
 
     def dim(self, tree):
+        """Length of the unconstrained vector θ for ``tree``."""
+        _check_tree(tree)
         n_int = tree.n_nodes - tree.n_leaves
         d = n_int
         if self.use_simplex:
@@ -742,16 +827,25 @@ class TreePosterior:
 
     def pack(self, tree, sigma=None):
         """Unconstrained flat vector θ from the tree's τ, Δ, μ (and ``sigma``)."""
+        self._check(tree)
+        if self.regression:
+            sigma = check_real(sigma, "sigma", min_val=0.0, include_boundaries="neither") if sigma is not None \
+                else None
+            if sigma is None:
+                raise ValueError("sigma (a positive noise standard deviation) is needed to pack a regression tree.")
+        if np.any((tree.threshold[tree.left >= 0] < 0) | (tree.threshold[tree.left >= 0] > 1)):
+            raise ValueError("thresholds must lie in [0, 1] (the min–max scaled input space).")
         inner = tree.internal_nodes()
         parts = [_logit(tree.threshold[inner])]
         if self.use_simplex:
-            parts += [stick_breaking_inverse(tree.simplex[n]) for n in inner]
+            parts += [_stick_breaking_inverse(tree.simplex[n]) for n in inner]
         if self.regression:
             parts += [tree.value[tree.leaves()], np.array([np.log(sigma)])]
         return np.ascontiguousarray(np.concatenate(parts) if parts else np.zeros(0))
 
     def unpack(self, tree, theta):
         """Write θ back into a copy of ``tree``; returns ``(tree, sigma)``."""
+        (theta,) = self._check(tree, theta)
         t = tree.copy()
         inner = tree.internal_nodes()
         n_int = inner.shape[0]
@@ -760,7 +854,7 @@ class TreePosterior:
         off = n_int
         if self.use_simplex:
             for j, n in enumerate(inner):
-                t.simplex[n] = stick_breaking(theta[off + j * (p - 1): off + (j + 1) * (p - 1)])
+                t.simplex[n] = _stick_breaking(theta[off + j * (p - 1): off + (j + 1) * (p - 1)])
             off += n_int * (p - 1)
         sigma = None
         if self.regression:
@@ -770,22 +864,28 @@ class TreePosterior:
         return t, sigma
 
     # -------------------------------------------------------------- densities
-    def kernel_args(self, tree):
+    def _kernel_args(self, tree):
         int_pos, leaf_pos = self.positions(tree)
         return (self.X, self.w, self.ysum, self.yss, self.ycnt, tree.left, tree.right, tree.feature,
                 int_pos, leaf_pos, self.hyp, self.alpha_cls)
 
     def logp_grad(self, tree, theta, h, jacobian=True):
-        """Log-density of θ (parameters only, no topology prior) and its gradient."""
-        theta = np.ascontiguousarray(theta, dtype=np.float64)
+        """Log-density of θ (parameters only, no topology prior) and its gradient.
+
+        ``jacobian=True`` includes the log-Jacobians of the unconstrained transforms (the
+        density HMC samples); ``False`` gives the density of the constrained parameters.
+        """
+        theta, h = self._check(tree, theta, h)
         grad = np.zeros_like(theta)
-        lp = log_posterior_kernel(theta, grad, self.model, True, jacobian, float(h), *self.kernel_args(tree))
+        lp = _log_posterior_kernel(theta, grad, self.model, True, bool(jacobian), h, *self._kernel_args(tree))
         return float(lp), grad
 
     def logp(self, tree, theta, h, jacobian=True):
-        theta = np.ascontiguousarray(theta, dtype=np.float64)
+        """Log-density of θ alone (see :meth:`logp_grad`)."""
+        theta, h = self._check(tree, theta, h)
         grad = np.zeros_like(theta)
-        return float(log_posterior_kernel(theta, grad, self.model, False, jacobian, float(h), *self.kernel_args(tree)))
+        return float(_log_posterior_kernel(theta, grad, self.model, False, bool(jacobian), h,
+                                           *self._kernel_args(tree)))
 
     def log_posterior(self, tree, theta, h):
         """Constrained-space log-posterior density π(T, κ/Δ, τ, θ) up to the evidence, tree prior included."""
@@ -816,10 +916,11 @@ class TreePosterior:
 
     def leaf_class_probabilities(self, tree, h):
         """Posterior-predictive class probabilities per leaf, (C_km + α_m)/(Φ_k + A), shape (n_leaves, M)."""
+        (h,) = self._check(tree, None, h)
         phi = np.zeros((self.X.shape[0], tree.n_nodes))
         psi = np.zeros_like(phi)
         _node_probabilities(self.X, tree.left, tree.right, tree.feature, tree.threshold, tree.simplex,
-                            tree.use_simplex, float(h), phi, psi)
+                            tree.use_simplex, h, phi, psi)
         C = phi[:, tree.leaves()].T @ self.ycnt
         C += self.alpha_cls[None, :]
         return C / C.sum(axis=1, keepdims=True)

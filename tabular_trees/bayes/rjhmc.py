@@ -23,19 +23,66 @@ drawn parameters cancel the priors of the new coordinates exactly.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 from scipy.special import gammaln
 
-from .._validation import check_int
+from .._validation import check_int, check_option, check_real
 from .nuts import run_tree_nuts
 from .posterior import TreePosterior
-from .soft_tree import SoftTree
+from .soft_tree import SoftTree, _check_tree
 
-__all__ = ["rjhmc_chain", "propose_move", "MOVES"]
+__all__ = ["rjhmc_chain"]
 
-MOVES = ("grow", "prune", "stay")
+_MOVES = ("grow", "prune", "stay")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ChainResult:
+    """One chain's output (``rjhmc_chain`` and ``cgm_chain``): kept samples and per-iteration traces.
+
+    Fields are also readable by key (``result["n_leaves"]``), as in earlier versions.
+
+    Attributes
+    ----------
+    trees : list of SoftTree
+        Kept samples (after burn-in), constrained parameters.
+    sigmas : ndarray of shape (n_kept,)
+        Noise standard deviation of each kept sample (NaN for classification and CGM).
+    leaf_probs : list of ndarray
+        Classification: leaf class probabilities of each kept sample.
+    n_leaves, log_posterior, move, accepted, log_alpha, divergences, divergences_warmup : ndarray of shape (n_iter,)
+        Per-iteration traces; ``move`` codes are 0 grow, 1 prune, 2 stay (RJHMC) and 3 change,
+        4 swap (CGM); ``log_alpha`` is the log acceptance ratio of the iteration's proposal
+        (NaN where none was evaluated).
+    h : float
+        Split softness of the kept samples (NaN for CGM's hard trees).
+    visited : list
+        ``record_topologies=True``: the (current, proposed) trees of every iteration.
+    """
+
+    trees: list
+    sigmas: np.ndarray
+    leaf_probs: list
+    n_leaves: np.ndarray
+    log_posterior: np.ndarray
+    move: np.ndarray
+    accepted: np.ndarray
+    log_alpha: np.ndarray
+    divergences: np.ndarray
+    divergences_warmup: np.ndarray
+    h: float
+    visited: list = dataclasses.field(default_factory=list)
+
+    def __getitem__(self, key):
+        if not isinstance(key, str) or key not in self.__dataclass_fields__:
+            raise KeyError(f"{key!r} is not a field of ChainResult; fields: {sorted(self.__dataclass_fields__)}.")
+        return getattr(self, key)
+
+    def keys(self):
+        return list(self.__dataclass_fields__)
 
 
 def _log_prior_new(posterior, feature, threshold, simplex, value):
@@ -53,7 +100,42 @@ def _log_prior_new(posterior, feature, threshold, simplex, value):
     return lp
 
 
-def propose_move(posterior, tree, move, probs, rng):
+def _reading_order(tree):
+    """Internal nodes in pre-order and leaves left to right (the reference implementation's order)."""
+    inner, leaves = [], []
+    stack = [0]
+    while stack:
+        n = stack.pop()
+        if tree.left[n] < 0:
+            leaves.append(n)
+        else:
+            inner.append(n)
+            stack += [int(tree.right[n]), int(tree.left[n])]
+    return np.asarray(inner, dtype=np.int64), np.asarray(leaves, dtype=np.int64)
+
+
+def _positional_prune_start(old, new):
+    """The reference code's warm start after a prune (``prune_start="reference"``).
+
+    ``jodie-c/RJHMC-Tree`` (``src/rjhmc-tree/rjhmc-tree.py``, lines 255–285) fills the
+    proposed tree by position: the i-th internal node in pre-order receives the split
+    index, threshold (and simplex) of the current tree's i-th internal node in pre-order,
+    and the i-th leaf from the left the i-th leaf value. After a prune every internal node
+    after the pruned one (in pre-order) therefore gets its predecessor's split, and every
+    leaf after the merged one its predecessor's value; only pruning the last prunable node
+    in pre-order leaves the values where they were. Returns a new tree.
+    """
+    oi, ol = _reading_order(old)
+    ni, nl = _reading_order(new)
+    t = new.copy()
+    t.feature[ni] = old.feature[oi[:ni.shape[0]]]
+    t.threshold[ni] = old.threshold[oi[:ni.shape[0]]]
+    t.simplex[ni] = old.simplex[oi[:ni.shape[0]]]
+    t.value[nl] = old.value[ol[:nl.shape[0]]]
+    return t
+
+
+def _propose_move(posterior, tree, move, probs, rng, prune_start="paper"):
     """Apply a grow / prune / stay proposal to ``tree`` (constrained parameters filled in).
 
     Returns ``(new_tree, log_q_ratio, move_done)`` where ``log_q_ratio`` is
@@ -65,12 +147,14 @@ def propose_move(posterior, tree, move, probs, rng):
     --------
     >>> from tabular_trees.bayes.posterior import TreePosterior
     >>> rng = np.random.default_rng(0); post = TreePosterior(rng.random((10, 2)), rng.random(10), "regression", False)
-    >>> t, lq, mv = propose_move(post, SoftTree(2), "grow", (0.5, 0.25, 0.25), rng)
+    >>> t, lq, mv = _propose_move(post, SoftTree(2), "grow", (0.5, 0.25, 0.25), rng)
     >>> t.n_leaves, mv
     (2, 'grow')
     """
-    if move not in MOVES:
-        raise ValueError(f"move must be one of {MOVES}, got {move!r}.")
+    if move not in _MOVES:
+        raise ValueError(f"move must be one of {_MOVES}, got {move!r}.")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator (numpy.random.default_rng(seed)), got {rng!r}.")
     p_grow, p_prune, _ = probs
     if p_grow <= 0 or p_prune <= 0:
         raise ValueError("probs must give grow and prune positive probabilities.")
@@ -99,6 +183,8 @@ def propose_move(posterior, tree, move, probs, rng):
             return tree.copy(), 0.0, "stay"
         node = int(rng.choice(cand))
         new, removed = tree.prune(node)
+        if prune_start == "reference":
+            new = _positional_prune_start(tree, new)
         k_new = new.n_leaves
         log_q = (math.log(p_grow / k_new)
                  + _log_prior_new(posterior, removed["feature"], removed["threshold"], removed["simplex"],
@@ -122,7 +208,7 @@ def _init_state(posterior, rng):
 
 def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01, h_final=0.001,
                 warmup_probs=(0.5, 0.25, 0.25), sampling_probs=(0.2, 0.2, 0.6), max_tree_depth=10,
-                target_accept=0.8, callback=None, record_topologies=False, init=None):
+                target_accept=0.8, callback=None, record_topologies=False, init=None, prune_start="paper"):
     """Run one RJHMC-Tree chain (Algorithm 1) and return its samples and traces.
 
     Parameters
@@ -150,12 +236,29 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
         Also return ``visited``: per iteration, the (current, proposed) trees the two
         NUTS runs were applied to (used by the benchmark to time the reference design
         on exactly the same topologies).
+    prune_start : {"paper", "reference"}, default="paper"
+        Starting point of the second NUTS run after a prune. ``"paper"`` (§3.4.1 of the
+        paper): every surviving node keeps its own split and threshold, the merged leaf
+        its left child's value. ``"reference"``: the authors' code's positional copy —
+        internal nodes in pre-order and leaves left to right receive the current tree's
+        values *by position*, which after a prune shifts every split after the pruned
+        node (and every leaf value after the merged leaf) by one place. The acceptance
+        ratio is unchanged (it uses the pruned node's parameters in both cases), so
+        ``"reference"`` changes only where the proposal's NUTS run starts.
+
+    Notes
+    -----
+    The data scaling is the caller's: the posterior sees X and y exactly as given to
+    ``TreePosterior`` (the paper min–max scales X to [0, 1] and leaves y unscaled; the
+    estimators min–max scale X and, by default, standardise y).
 
     Returns
     -------
-    dict with ``trees`` (kept SoftTree samples with constrained τ, κ/Δ, μ), ``sigmas``,
-    ``leaf_probs`` (classification), and per-iteration traces ``n_leaves``,
-    ``log_posterior``, ``move`` (0 grow, 1 prune, 2 stay), ``accepted``, ``divergences``.
+    ChainResult
+        A record (fields also readable by key) with ``trees`` (kept SoftTree samples with
+        constrained τ, κ/Δ, μ), ``sigmas``, ``leaf_probs`` (classification), and per-iteration traces ``n_leaves``,
+    ``log_posterior``, ``move`` (0 grow, 1 prune, 2 stay), ``accepted``, ``log_alpha`` (the log
+    acceptance ratio of the iteration's proposal, Eq. 19 in burn-in and Eq. 18 after), ``divergences``.
 
     Examples
     --------
@@ -168,22 +271,37 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
     """
     if not isinstance(posterior, TreePosterior):
         raise TypeError(f"posterior must be a TreePosterior, got {type(posterior).__name__}.")
-    n_iter = check_int(n_iter, "n_iter", min_val=1)
+    n_iter = check_int(n_iter, "n_iter", min_val=1, max_val=10**6)
     n_burnin = check_int(n_burnin, "n_burnin", min_val=0, max_val=n_iter)
-    check_int(k_warmup, "k_warmup", min_val=0)
+    check_int(k_warmup, "k_warmup", min_val=0, max_val=10**6)
+    h_init = check_real(h_init, "h_init", min_val=0.0, include_boundaries="neither")
+    h_final = check_real(h_final, "h_final", min_val=0.0, include_boundaries="neither")
+    check_int(max_tree_depth, "max_tree_depth", min_val=1, max_val=30)
+    check_real(target_accept, "target_accept", min_val=0.0, max_val=1.0, include_boundaries="neither")
+    check_option(prune_start, "prune_start", {"paper", "reference"})
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable or None, got {callback!r}.")
+    if not isinstance(seed, np.random.Generator):
+        seed = check_int(seed, "seed", min_val=0)
     for name, pr in (("warmup_probs", warmup_probs), ("sampling_probs", sampling_probs)):
-        pr = np.asarray(pr, dtype=float)
-        if pr.shape != (3,) or np.any(pr < 0) or pr[0] <= 0 or pr[1] <= 0 or abs(pr.sum() - 1) > 1e-8:
+        try:
+            pr = np.asarray(pr, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be three floats [p_grow, p_prune, p_stay].") from None
+        if pr.shape != (3,) or not np.all(np.isfinite(pr)) or np.any(pr < 0) or pr[0] <= 0 or pr[1] <= 0 or abs(pr.sum() - 1) > 1e-8:
             raise ValueError(f"{name} must be [p_grow, p_prune, p_stay] summing to 1 with p_grow, p_prune > 0.")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     if init is None:
         tree, sigma = _init_state(posterior, rng)
     else:
+        if not isinstance(init, (tuple, list)) or len(init) != 2:
+            raise TypeError("init must be None or a pair (SoftTree, sigma).")
         tree, sigma = init
-        if not isinstance(tree, SoftTree) or tree.n_features != posterior.n_features or \
-                tree.use_simplex != posterior.use_simplex:
+        _check_tree(tree, "init[0]")
+        if tree.n_features != posterior.n_features or tree.use_simplex != posterior.use_simplex:
             raise ValueError("init[0] must be a SoftTree matching the posterior's features and split type.")
-        if posterior.regression and not (sigma is not None and np.isfinite(sigma) and sigma > 0):
+        if posterior.regression and not (isinstance(sigma, (int, float, np.floating, np.integer))
+                                         and not isinstance(sigma, bool) and np.isfinite(sigma) and sigma > 0):
             raise ValueError("init[1] (sigma) must be a positive number for regression.")
         tree = tree.copy()
     theta = posterior.pack(tree, sigma)
@@ -193,6 +311,7 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
     tr_lp = np.zeros(n_iter)
     tr_move = np.zeros(n_iter, dtype=np.int64)
     tr_acc = np.zeros(n_iter, dtype=bool)
+    tr_la = np.zeros(n_iter)
     tr_div = np.zeros(n_iter, dtype=np.int64)
     tr_div_w = np.zeros(n_iter, dtype=np.int64)
     trees, sigmas, leaf_probs = [], [], []
@@ -210,8 +329,8 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
         theta1 = s1[0]
         lp_x1 = posterior.log_posterior(tree1, theta1, h)
         # 2-4. topology move with prior draws: x' -> x''
-        move = MOVES[int(rng.choice(3, p=np.asarray(probs)))]
-        tree2, log_q, move = propose_move(posterior, tree1, move, probs, rng)
+        move = _MOVES[int(rng.choice(3, p=np.asarray(probs)))]
+        tree2, log_q, move = _propose_move(posterior, tree1, move, probs, rng, prune_start)
         theta2 = posterior.pack(tree2, sigma1)
         lp_x2 = posterior.log_posterior(tree2, theta2, h)
         # 5. HMC on the proposal: x'' -> x*
@@ -233,8 +352,9 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
             tree, theta, sigma, lp_x = tree3, theta3, sigma3, lp_x3
         tr_leaves[it] = tree.n_leaves
         tr_lp[it] = lp_x
-        tr_move[it] = MOVES.index(move)
+        tr_move[it] = _MOVES.index(move)
         tr_acc[it] = accept
+        tr_la[it] = log_alpha
         tr_div[it] = info1["divergences"] + info2["divergences"]
         tr_div_w[it] = info1["divergences_warmup"] + info2["divergences_warmup"]
         if not burn:
@@ -244,6 +364,6 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
                 leaf_probs.append(posterior.leaf_class_probabilities(tree, h))
         if callback is not None:
             callback(it)
-    return dict(trees=trees, sigmas=np.array([s if s is not None else np.nan for s in sigmas]),
-                leaf_probs=leaf_probs, n_leaves=tr_leaves, log_posterior=tr_lp, move=tr_move, accepted=tr_acc,
-                divergences=tr_div, divergences_warmup=tr_div_w, h=h, visited=visited)
+    return ChainResult(trees=trees, sigmas=np.array([s if s is not None else np.nan for s in sigmas]),
+                       leaf_probs=leaf_probs, n_leaves=tr_leaves, log_posterior=tr_lp, move=tr_move, accepted=tr_acc,
+                       log_alpha=tr_la, divergences=tr_div, divergences_warmup=tr_div_w, h=h, visited=visited)

@@ -1,0 +1,109 @@
+"""Sphinx extension for the course book: figure guard, withheld solutions, one local plotly.js.
+
+Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools/``). It does three things:
+
+1. **Figures cannot disappear.** ``figure_minimums`` (a dict in ``sphinx.config``) maps a document name such
+   as ``book/01_bias_variance_trees`` to the smallest number of images its HTML page must contain. After an
+   HTML build the extension counts the ``<img>`` tags whose source is an image Sphinx copied into
+   ``_images/`` (the figures the executed chapter produced; theme icons are not counted) and fails the build
+   with an ``ExtensionError`` naming the page, the count and the minimum when a page has fewer. A kernel
+   that silently renders nothing (``MPLBACKEND=Agg`` with ``plt.show()``) therefore breaks the build.
+2. **Solutions an instructor can withhold.** sphinx-exercise drops ``{solution}`` blocks when
+   ``hide_solutions`` is true. Code that belongs to a solution lives in code cells tagged ``solution``
+   (right after the ``{solution}`` block); with ``hide_solutions`` true this extension removes those cells
+   too. The environment variable ``TABULAR_TREES_HIDE_SOLUTIONS=1`` switches ``hide_solutions`` on without
+   editing ``_config.yml``. No later cell may use a name defined in a ``solution`` cell
+   (``tests/test_book_structure.py`` checks that).
+3. **One copy of plotly.js per site.** During an HTML build the extension sets the environment variable
+   ``TABULAR_TREES_PLOTLY_JS=site`` (the executing kernels inherit it), and the chapters then write their
+   demos with ``include_plotlyjs=False``; outside the book (Jupyter, Colab, nbval) they inline it. The
+   extension copies the ``plotly.min.js`` of the installed plotly package into ``_static/`` and loads it
+   on every HTML page, so the book stays offline and no page inlines its own 4.8 MB copy.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+SOLUTION_TAG_CLASS = "tag_solution"
+PLOTLY_JS = "plotly.min.js"
+# An image Sphinx copied for a page: ``src="../_images/…"`` (any depth of ``../``) or ``src="_images/…"``.
+_IMG_RE = re.compile(r"<img\b[^>]*\bsrc=\"(?:\.\./)*_images/[^\"]+\"", re.IGNORECASE)
+
+
+def count_figures(html: str) -> int:
+    """Number of ``<img>`` tags in ``html`` that show an image from the build's ``_images/`` folder."""
+    return len(_IMG_RE.findall(html))
+
+
+def _hide_solutions_from_env(app, config) -> None:
+    flag = os.environ.get("TABULAR_TREES_HIDE_SOLUTIONS", "").strip().lower()
+    if flag in {"1", "true", "yes"}:
+        config.hide_solutions = True
+
+
+def _remove_solution_cells(app, doctree) -> None:
+    """Drop code cells tagged ``solution`` when solutions are hidden."""
+    if not getattr(app.config, "hide_solutions", False):
+        return
+    for node in list(doctree.findall(nodes.container)):
+        if SOLUTION_TAG_CLASS in node.get("classes", []) and node.parent is not None:
+            node.parent.remove(node)
+
+
+def _builder_inited(app) -> None:
+    if app.builder.format == "html":
+        app.add_js_file(PLOTLY_JS)
+        # Kernels started by MyST-NB inherit this; the chapters then write their demos without plotly.js.
+        os.environ["TABULAR_TREES_PLOTLY_JS"] = "site"
+
+
+def _copy_plotly_and_check_figures(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    import plotly
+
+    source = Path(plotly.__file__).parent / "package_data" / PLOTLY_JS
+    if not source.is_file():
+        raise ExtensionError(f"book_ext: {source} not found; install plotly (the book extra) to build the book")
+    static = Path(app.outdir) / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, static / PLOTLY_JS)
+
+    minimums = dict(app.config.figure_minimums or {})
+    problems = []
+    for docname, minimum in sorted(minimums.items()):
+        # dirhtml writes docname/index.html; html writes docname.html
+        get_outfilename = getattr(app.builder, "get_outfilename", None)
+        page = Path(get_outfilename(docname)) if get_outfilename else Path(app.outdir) / (docname + ".html")
+        if not page.is_file():
+            if docname in app.env.found_docs:
+                problems.append(f"{docname}: page {page} was not written")
+            continue  # chapter not part of this build (e.g. a shortened _toc.yml)
+        found = count_figures(page.read_text(encoding="utf-8"))
+        logger.info(f"book_ext: {docname} has {found} figures (minimum {minimum})")
+        if found < int(minimum):
+            problems.append(f"{docname}: {found} figures, expected at least {minimum}")
+    if problems:
+        raise ExtensionError(
+            "figure check failed (a chapter lost figures; is matplotlib rendering inline? "
+            "see figure_minimums in _config.yml):\n  " + "\n  ".join(problems)
+        )
+
+
+def setup(app):
+    app.add_config_value("figure_minimums", {}, "html")
+    app.connect("config-inited", _hide_solutions_from_env)
+    app.connect("doctree-read", _remove_solution_cells)
+    app.connect("builder-inited", _builder_inited)
+    app.connect("build-finished", _copy_plotly_and_check_figures)
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

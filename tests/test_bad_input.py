@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 MODULES = ["datasets", "tree", "boosting", "shapley", "ntk", "soft_trees", "mkl", "dte", "bayes"]
 TIME_LIMIT = 30.0  # seconds per case; generous for a shared 2-core machine, far below a "hang"
-BAYES_XFAIL = "tabular_trees.bayes is validated on the 'bayes' branch (issue 14); not merged here yet"
+BAYES_XFAIL = "input validation of tabular_trees.bayes is owned by the 'bayes' branch (issue 14)"
 
 # scikit-learn's validation messages are clear (they say what is wrong and show the shape)
 # even when they do not repeat the argument's name
@@ -253,7 +253,7 @@ def _specs():
                                    bad_hyper=[("kind", "x")])
     S["dte.paper_models"] = Spec(lambda d, h: np.array(len(dte.paper_models(**h))),
                                  bad_hyper=[("random_state", "seed"), ("nonlinear", "yes")])
-    # -- bayes (validated on the bayes branch; failures here are expected until it is merged)
+    # -- bayes (its validation is the bayes branch's work: cases that still fail are xfail, not hidden)
     from tabular_trees.bayes.posterior import TreePosterior
 
     Xb = RNG.random((30, 2))
@@ -284,11 +284,18 @@ def _specs():
         {"X": Xb, "y": yb}, {"X": "X", "y": "y_reg"}, bad_hyper=[("task", "Regression"), ("mu_scale", -1.0)])
     B["log_tree_prior"] = Spec(lambda d, h: bayes.log_tree_prior(t1, **{"alpha": 0.45, "beta": 2.5, **h}),
                                bad_hyper=[("alpha", 2.0), ("beta", -1.0)])
+    from tabular_trees.bayes import posterior as _posterior
+
     for name in ("stick_breaking", "stick_breaking_log_jacobian"):
-        fn = getattr(bayes, name)
+        fn = getattr(_posterior, name, None)
         B[name] = Spec(lambda d, h, fn=fn: fn(d["y"]), {"y": np.array([0.3, -1.0])}, {"y": "vec"})
-    B["stick_breaking_inverse"] = Spec(lambda d, h: bayes.stick_breaking_inverse(d["x"]),
+    B["stick_breaking_inverse"] = Spec(lambda d, h: _posterior.stick_breaking_inverse(d["x"]),
                                        {"x": np.array([0.2, 0.3, 0.5])}, {"x": "vec"})
+    B["tree_leaf_weights"] = Spec(lambda d, h: bayes.tree_leaf_weights(t1, d["X"], **h), {"X": Xb}, {"X": "X"},
+                                  bad_hyper=[("h", -1.0), ("h", np.nan)])
+    for name in ("split_rhat", "effective_sample_size"):
+        fn = getattr(bayes, name, None)
+        B[name] = Spec(lambda d, h, fn=fn: fn(d["x"]), {"x": RNG.normal(size=(4, 50))}, {"x": "anyshape"})
     B["run_tree_nuts"] = Spec(
         lambda d, h: bayes.run_tree_nuts(post, t1, d["theta0"], **{"n_warmup": 10, "n_samples": 2, "seed": 0, **h})[0],
         {"theta0": post.pack(t1, sigma=1.0)}, {"theta0": "vec"},
@@ -322,8 +329,10 @@ def _specs():
                                                                **{"alpha": 0.45, "beta": 2.5, **h}),
                               {"X": Xb}, {"X": "X"}, bad_hyper=[("alpha", 2.0)])
     for k, v in B.items():
-        v.bayes = True
-        S[f"bayes.{k}"] = v
+        # only what tabular_trees.bayes exports is public (its private helpers are not covered)
+        if k in bayes.__all__:
+            v.bayes = True
+            S[f"bayes.{k}"] = v
     return S
 
 
@@ -437,12 +446,18 @@ def test_bad_input(name, arg, family, bad, expect):
         _check(spec, name, arg, {**spec.inputs, arg: bad}, {}, expect)
 
 
-@pytest.mark.parametrize("name", sorted(n for n, s in SPECS.items() if s.estimator is not None))
+def _estimator_params():
+    return [
+        pytest.param(n, marks=[pytest.mark.xfail(reason=BAYES_XFAIL, strict=False)] if s.bayes else [])
+        for n, s in sorted(SPECS.items())
+        if s.estimator is not None
+    ]
+
+
+@pytest.mark.parametrize("name", _estimator_params())
 def test_permuted_dataframe_columns_are_refused(name):
     pd = pytest.importorskip("pandas")
     spec = SPECS[name]
-    if spec.bayes:
-        pytest.xfail(BAYES_XFAIL)
     X = pd.DataFrame(spec.inputs["X"], columns=["a", "b", "c"])
 
     def call(d, h):
@@ -494,15 +509,13 @@ def _small(Est):
     return Est()
 
 
-@pytest.mark.parametrize("name", sorted(n for n, s in SPECS.items() if s.estimator is not None))
+@pytest.mark.parametrize("name", _estimator_params())
 def test_sklearn_dataframe_column_names_check(name):
     # scikit-learn defines this check but check_estimator does not run it: run it explicitly
     pytest.importorskip("pandas")
     from sklearn.utils.estimator_checks import check_dataframe_column_names_consistency
 
     spec = SPECS[name]
-    if spec.bayes:
-        pytest.xfail(BAYES_XFAIL)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_dataframe_column_names_consistency(spec.estimator.__name__, _small(spec.estimator))

@@ -31,7 +31,6 @@ import scipy.sparse as sp
 
 MODULES = ["datasets", "tree", "boosting", "shapley", "ntk", "soft_trees", "mkl", "dte", "bayes"]
 TIME_LIMIT = 30.0  # seconds per case; generous for a shared 2-core machine, far below a "hang"
-BAYES_XFAIL = "input validation of tabular_trees.bayes is owned by the 'bayes' branch (issue 14)"
 
 # scikit-learn's validation messages are clear (they say what is wrong and show the shape)
 # even when they do not repeat the argument's name
@@ -253,7 +252,7 @@ def _specs():
                                    bad_hyper=[("kind", "x")])
     S["dte.paper_models"] = Spec(lambda d, h: np.array(len(dte.paper_models(**h))),
                                  bad_hyper=[("random_state", "seed"), ("nonlinear", "yes")])
-    # -- bayes (its validation is the bayes branch's work: cases that still fail are xfail, not hidden)
+    # -- bayes
     from tabular_trees.bayes.posterior import TreePosterior
 
     Xb = RNG.random((30, 2))
@@ -428,7 +427,7 @@ SPECS = _specs()
 
 def _cases():
     for name, spec in SPECS.items():
-        marks = [pytest.mark.xfail(reason=BAYES_XFAIL, strict=False)] if spec.bayes else []
+        marks = []
         for arg, role in spec.roles.items():
             for fam, bad, expect in _families(role, spec.inputs[arg]):
                 yield pytest.param(name, arg, fam, bad, expect, id=f"{name}-{arg}-{fam}", marks=marks)
@@ -448,7 +447,7 @@ def test_bad_input(name, arg, family, bad, expect):
 
 def _estimator_params():
     return [
-        pytest.param(n, marks=[pytest.mark.xfail(reason=BAYES_XFAIL, strict=False)] if s.bayes else [])
+        pytest.param(n)
         for n, s in sorted(SPECS.items())
         if s.estimator is not None
     ]

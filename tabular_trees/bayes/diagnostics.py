@@ -37,7 +37,13 @@ def _as_chains(x, name="x"):
         raise ValueError(f"{name} needs at least one chain of at least 4 draws, got shape {arr.shape}.")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinity; diagnostics need finite draws.")
-    return arr
+    # R-hat and the ESS do not change under an affine map of the draws: centre and scale them so that
+    # draws of any magnitude (up to ~1e300) give the same finite answer instead of overflowing variances.
+    peak = np.max(np.abs(arr))
+    arr = arr / peak if peak > 0 else arr
+    centred = arr - arr.mean()
+    scale = np.max(np.abs(centred))
+    return centred / scale if scale > 0 else centred
 
 
 def _split(arr):

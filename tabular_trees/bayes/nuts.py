@@ -522,10 +522,10 @@ def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_i
     h_init = check_real(h_init, "h_init", min_val=0.0, include_boundaries="neither")
     h_final = h_init if h_final is None else check_real(h_final, "h_final", min_val=0.0, include_boundaries="neither")
     target_accept = check_real(target_accept, "target_accept", min_val=0.0, max_val=1.0, include_boundaries="neither")
-    try:
-        (theta0,) = posterior._check(tree, theta0)
-    except ValueError as exc:
-        raise ValueError(str(exc).replace("theta ", "theta0 ", 1)) from None
+    if theta0 is None:
+        raise TypeError("theta0 must be a 1-D array of floats (the starting point; see TreePosterior.pack), "
+                        "got None.")
+    (theta0,) = posterior._check(tree, theta0, theta_name="theta0")
     ws, we, rs, re = _schedule_arrays(n_warmup)
     feature = tree.feature.copy()
     int_pos, leaf_pos = posterior.positions(tree)

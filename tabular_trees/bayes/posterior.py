@@ -778,26 +778,26 @@ class TreePosterior:
         return other
 
     # -------------------------------------------------------------- validation
-    def _check(self, tree, theta=None, h=None):
+    def _check(self, tree, theta=None, h=None, *, theta_name="theta"):
         """Validate a tree (and θ, h) for this posterior before any compiled code sees them."""
         _check_tree(tree)
         if tree.n_features != self.n_features or tree.use_simplex != self.use_simplex:
-            raise ValueError(f"tree does not match the posterior: it has {tree.n_features} features and "
-                             f"use_simplex={tree.use_simplex}, the posterior {self.n_features} and "
-                             f"use_simplex={self.use_simplex}.")
+            raise ValueError(f"tree does not match the posterior's X: the tree has {tree.n_features} features and "
+                             f"use_simplex={tree.use_simplex}, X has {self.n_features} columns and the posterior "
+                             f"use_simplex={self.use_simplex}; build the tree with SoftTree(n_features=X.shape[1]).")
         out = []
         if theta is not None:
             try:
                 theta = np.ascontiguousarray(theta, dtype=np.float64)
             except (TypeError, ValueError):
-                raise TypeError("theta must be a 1-D array of floats (see TreePosterior.pack).") from None
+                raise TypeError(f"{theta_name} must be a 1-D array of floats (see TreePosterior.pack).") from None
             d = self.dim(tree)
             if theta.shape != (d,):
-                raise ValueError(f"theta must have shape ({d},) for this tree ({tree.n_nodes - tree.n_leaves} "
-                                 f"internal nodes, {tree.n_leaves} leaves), got {theta.shape}; "
-                                 "build it with TreePosterior.pack.")
+                raise ValueError(f"{theta_name} must have shape ({d},) for this tree "
+                                 f"({tree.n_nodes - tree.n_leaves} internal nodes, {tree.n_leaves} leaves), got "
+                                 f"{theta.shape}; build it with TreePosterior.pack.")
             if not np.all(np.isfinite(theta)):
-                raise ValueError("theta contains NaN or infinity.")
+                raise ValueError(f"{theta_name} contains NaN or infinity.")
             out.append(theta)
         if h is not None:
             out.append(check_real(h, "h", min_val=0.0, include_boundaries="neither"))

@@ -163,6 +163,14 @@ def _figure_problems(name, cells):
         where = f"{name}: code cell {i}"
         if n_figures > 1:
             problems.append(f"{where} draws {n_figures} figures; one caption fits one figure, so split the cell")
+        # MyST-NB wraps *every* rich output of a cell with figure metadata in a figure of the same name, so a
+        # table or value displayed next to the figure becomes a second figure (and a duplicate label).
+        tree = _python(source)
+        last = tree.body[-1] if tree is not None and tree.body else None
+        shows_value = isinstance(last, ast.Expr) and not (
+            isinstance(last.value, ast.Call) and ast.unparse(last.value.func) in {"print", "plt.show", "fig.show"})
+        if shows_value or re.search(r"\bdisplay\(", source):
+            problems.append(f"{where} displays a table or value besides its figure; move that to the next cell")
         mystnb = cell.get("metadata", {}).get("mystnb", {})
         caption = mystnb.get("figure", {}).get("caption", "")
         fig_name = mystnb.get("figure", {}).get("name", "")
@@ -201,6 +209,9 @@ def test_figure_rule_catches_missing_and_incomplete_metadata():
     assert _figure_problems("10_x.ipynb", [good])                                            # wrong chapter number
     two = cell("plt.figure()\nplt.show()\nplt.figure()\nplt.show()", meta)
     assert any("draws 2 figures" in p for p in _figure_problems("09_x.ipynb", [two]))
+    assert _figure_problems("09_x.ipynb", [cell("plt.plot([1])\nplt.show()\ntable", meta)])     # table in the figure
+    assert _figure_problems("09_x.ipynb", [cell("plt.plot([1])\nplt.show()\ndisplay(t)", meta)])
+    assert _figure_problems("09_x.ipynb", [cell("plt.plot([1])\nplt.show()\nprint(t)", meta)]) == []   # text is fine
     path_alt = json.loads(json.dumps(meta))
     path_alt["mystnb"]["image"]["alt"] = "../_build/jupyter_execute/book/09_x_4_0.png shows the fitted tree curves"
     assert _figure_problems("09_x.ipynb", [cell("plt.show()", path_alt)])

@@ -5,6 +5,8 @@
   define, so deleting the cells tagged ``solution`` never breaks a later cell.
 - Figures cannot disappear: the figure counter of ``tools/book_ext.py`` counts real figures and the build
   fails when a chapter page has fewer than its stored minimum.
+- Every figure is numbered, captioned and described: a code cell that draws a figure draws one and carries
+  MyST-NB ``mystnb.figure`` (caption, unique ``fig-chN-...`` name) and ``mystnb.image.alt`` metadata.
 """
 
 import ast
@@ -134,6 +136,96 @@ def test_every_foundations_chapter_has_a_figure_minimum():
     config = (ROOT / "_config.yml").read_text(encoding="utf-8")
     for path in CONVERTED:
         assert re.search(rf"book/{path.stem}:\s*\d+", config), f"_config.yml has no figure minimum for {path.stem}"
+
+
+# A code cell draws a figure when it shows one or creates one (with ``%matplotlib inline`` a created figure is
+# displayed at the end of the cell even without ``plt.show()``).
+_SHOW = re.compile(r"\bplt\.show\(\)")
+_CREATE = re.compile(r"\bplt\.(?:subplots|figure|subplot_mosaic)\(")
+
+
+def _figure_problems(name, cells):
+    """Problems with the MyST-NB figure metadata of one chapter (an empty list when every figure is complete).
+
+    Every figure-drawing code cell draws exactly one figure and carries ``mystnb.figure.caption`` (a sentence
+    or more), a ``mystnb.figure.name`` of the form ``fig-chN-words`` that is unique in the chapter, and
+    ``mystnb.image.alt`` that describes the picture (several words, not a file name).
+    """
+    chapter = int(name[:2])
+    problems, names = [], set()
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        n_figures = max(len(_SHOW.findall(source)), len(_CREATE.findall(source)))
+        if not n_figures:
+            continue
+        where = f"{name}: code cell {i}"
+        if n_figures > 1:
+            problems.append(f"{where} draws {n_figures} figures; one caption fits one figure, so split the cell")
+        # MyST-NB wraps *every* rich output of a cell with figure metadata in a figure of the same name, so a
+        # table or value displayed next to the figure becomes a second figure (and a duplicate label).
+        tree = _python(source)
+        last = tree.body[-1] if tree is not None and tree.body else None
+        shows_value = isinstance(last, ast.Expr) and not (
+            isinstance(last.value, ast.Call) and ast.unparse(last.value.func) in {"print", "plt.show", "fig.show"})
+        if shows_value or re.search(r"\bdisplay\(", source):
+            problems.append(f"{where} displays a table or value besides its figure; move that to the next cell")
+        mystnb = cell.get("metadata", {}).get("mystnb", {})
+        caption = mystnb.get("figure", {}).get("caption", "")
+        fig_name = mystnb.get("figure", {}).get("name", "")
+        alt = mystnb.get("image", {}).get("alt", "")
+        if len(caption.split()) < 8:
+            problems.append(f"{where}: mystnb.figure.caption should say in a sentence or two what the figure shows")
+        if not re.fullmatch(rf"fig-ch{chapter}-[a-z0-9]+(?:-[a-z0-9]+)*", fig_name):
+            problems.append(f"{where}: mystnb.figure.name {fig_name!r} should look like 'fig-ch{chapter}-what-it-shows'")
+        elif fig_name in names:
+            problems.append(f"{where}: mystnb.figure.name {fig_name!r} is used twice; names must be unique")
+        names.add(fig_name)
+        if len(alt.split()) < 8 or re.search(r"\.(?:png|svg|jpe?g|pdf)\b", alt, re.IGNORECASE):
+            problems.append(f"{where}: mystnb.image.alt should describe the picture for a reader who cannot see it")
+    return problems
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_figure_has_a_name_a_caption_and_alt_text(path):
+    problems = _figure_problems(path.name, _cells(path))
+    assert not problems, "\n".join(problems)
+
+
+def test_figure_rule_catches_missing_and_incomplete_metadata():
+    meta = {"mystnb": {"figure": {"caption": "Two curves of test error against depth; the deeper tree overfits.",
+                                  "name": "fig-ch9-depth"},
+                       "image": {"alt": "A line plot with two curves: one falls, the other falls and then rises."}}}
+
+    def cell(source, metadata):
+        return {"cell_type": "code", "source": [source], "metadata": metadata}
+
+    good = cell("fig, ax = plt.subplots()\nplt.show()", meta)
+    assert _figure_problems("09_x.ipynb", [good, cell("print(1)", {})]) == []
+    assert _figure_problems("09_x.ipynb", [cell("plt.show()", {})])                          # no metadata at all
+    assert _figure_problems("09_x.ipynb", [cell("fig = plt.figure()", {})])                  # drawn without show
+    assert _figure_problems("09_x.ipynb", [good, good])                                      # duplicate name
+    assert _figure_problems("10_x.ipynb", [good])                                            # wrong chapter number
+    two = cell("plt.figure()\nplt.show()\nplt.figure()\nplt.show()", meta)
+    assert any("draws 2 figures" in p for p in _figure_problems("09_x.ipynb", [two]))
+    assert _figure_problems("09_x.ipynb", [cell("plt.plot([1])\nplt.show()\ntable", meta)])     # table in the figure
+    assert _figure_problems("09_x.ipynb", [cell("plt.plot([1])\nplt.show()\ndisplay(t)", meta)])
+    assert _figure_problems("09_x.ipynb", [cell("plt.plot([1])\nplt.show()\nprint(t)", meta)]) == []   # text is fine
+    path_alt = json.loads(json.dumps(meta))
+    path_alt["mystnb"]["image"]["alt"] = "../_build/jupyter_execute/book/09_x_4_0.png shows the fitted tree curves"
+    assert _figure_problems("09_x.ipynb", [cell("plt.show()", path_alt)])
+
+
+def test_figure_minimums_do_not_exceed_the_figures_a_chapter_draws():
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        match = re.search(rf"book/{path.stem}:\s*(\d+)", config)
+        if match is None:
+            continue
+        drawn = sum(1 for c in _cells(path) if c["cell_type"] == "code"
+                    and (_SHOW.search("".join(c["source"])) or _CREATE.search("".join(c["source"]))))
+        assert int(match.group(1)) <= drawn, f"{path.name}: figure minimum {match.group(1)} but only {drawn} figures"
 
 
 def test_convert_gated_solutions_makes_the_withholdable_pattern():

@@ -243,10 +243,31 @@ def _verdict(c):
     return "met" if r >= 1 else f"missed by {1 / r:.1f}× ({c['speedup']:.1f}× of {c['target_speedup']:.0f}×)"
 
 
+def table1_cost():
+    """Cost of Table 1 at the full paper protocol, from the recorded run (``rjhmc_paper.json``; not re-measured)."""
+    rec = json.loads((RECORDED / "rjhmc_paper.json").read_text())
+    proto = rec["protocol"]
+    rows = []
+    for m, r in rec["table1"].items():
+        n_iter = proto["cgm_iter"] if m == "cgm" else proto["n_iter"]
+        rows.append(dict(method=m, seconds=r["seconds"], per_iteration=r["seconds"] / (proto["n_chains"] * n_iter)))
+    total = sum(r["seconds"] for r in rows)
+    lines = ["", "Table 1 at the full paper protocol (10 chains × 1000 iterations, k = 500; CGM baseline 5000 "
+             f"iterations), from the recorded run `rjhmc_paper.json` (machine: {rec['machine']}; not re-measured):", "",
+             "| method | recorded s (10 chains) | s per chain-iteration |", "|---|---|---|"]
+    lines += [f"| {r['method']} | {r['seconds']:.0f} | {r['per_iteration']:.3f} |" for r in rows]
+    lines += ["", f"Total {total:.0f} s = {total / 3600:.2f} h of recorded fit time against the target of ≤ 2 CPU-hours "
+              f"(missed by {total / 7200:.2f}× if those seconds are single-core; the recording mixes batches run with "
+              "n_jobs = 1 and 2, so the CPU time may be larger)."]
+    return lines
+
+
 def markdown(result):
     lines = ["# RJHMC-Tree benchmark: both methods, three data sets, vs the reference design", "",
              f"Measured {result['date']} on {result['machine']}, one core for both sides "
-             f"({'quick mode' if result['quick'] else 'full run'}; `python benchmarks/bench_bayes.py`).", "",
+             f"({'quick mode' if result['quick'] else 'full run'}; `python benchmarks/bench_bayes.py`)"
+             + (f"; load average {result['load_average'][0]:.1f} → {result['load_average'][1]:.1f} (start → end)"
+                if "load_average" in result else "") + ".", "",
              f"Setting: {result['setting']}", "",
              "| data | method | h | leaves (current, proposed) on the reference's iterations | ours s / iteration "
              "| leapfrog steps per NUTS transition, ours / reference | reference s / iteration | speed-up | target "
@@ -280,6 +301,8 @@ def markdown(result):
               "speed-up is the ratio of the cost of one leapfrog step (one gradient) plus the reference's per-topology "
               "compilation. Where the time goes and why HMC-DFI needs many more steps at small h: "
               "[bayes_profile.md](bayes_profile.md) (`python benchmarks/profile_bayes.py --evidence`)."]
+    if (RECORDED / "rjhmc_paper.json").exists():
+        lines += table1_cost()
     for note in result.get("notes", []):
         lines += ["", note]
     return "\n".join(lines) + "\n"
@@ -317,6 +340,7 @@ def main(argv=None):
                   date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                   machine=f"{platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs",
                   quick=bool(args.quick), cells=[], faster_settings=[])
+    load0 = os.getloadavg()[0]
     for name, method in cells:
         t0 = time.perf_counter()
         cell = run_cell(name, method, n_it, n_ref, n_start, have_numpyro)
@@ -330,6 +354,7 @@ def main(argv=None):
               f"[{time.perf_counter() - t0:.0f} s]", flush=True)
     if not args.cells:
         result["faster_settings"] = faster_settings(args.quick)
+    result["load_average"] = [load0, os.getloadavg()[0]]  # other work on the machine disturbs both sides
     if args.no_write or args.quick:  # a smoke test never replaces the recorded full run
         return result
     RESULTS.mkdir(exist_ok=True)

@@ -9,7 +9,7 @@ from scipy.stats import invgamma, norm
 
 from tabular_trees.bayes import (SoftTree, TreePosterior, log_tree_prior, predict_hard_tree, predict_soft_tree,
                                  soft_leaf_probabilities)
-from tabular_trees.bayes.posterior import _stick_breaking, _stick_breaking_inverse, _stick_breaking_log_jacobian
+from tabular_trees.bayes._simplex import _stick_breaking, _stick_breaking_inverse, _stick_breaking_log_jacobian
 
 
 def _tree(p, use_simplex, rng):

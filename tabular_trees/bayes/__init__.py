@@ -16,8 +16,8 @@ is private to the submodules and may change.
 
 Compiled code and its cache: numba's ``cache=True`` keys a cached function on its own
 source file only. Compiled call chains in this package cross files
-(``posterior._log_posterior_ws`` inlines ``soft_tree._sigmoid`` and calls the kernels of
-``posterior``; ``nuts._run_nuts`` calls ``posterior._log_posterior_ws``), so a change in
+(``_posterior_kernels._log_posterior_ws`` inlines ``soft_tree._sigmoid`` and calls
+``_simplex._stick_forward``; ``nuts._run_nuts`` calls ``_posterior_kernels._log_posterior_ws``), so a change in
 one file can leave a stale cached caller in another; the package-wide cache invalidation
 of ``tabular_trees`` (keyed on all package sources) covers them.
 """

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabular_trees.bayes import BayesianTreeRegressor, TreePosterior, rjhmc_chain
+from tabular_trees.bayes import BayesianTreeRegressor, RJHMCSettings, TreePosterior, TreePrior, rjhmc_chain
 from tabular_trees.datasets import make_cgm
 
 RESULTS = Path(__file__).parent / "results"
@@ -73,15 +73,17 @@ def main():
     Xtr, ytr, Xte, yte = make_cgm(random_state=0)
     mn, rg = Xtr.min(0), Xtr.max(0) - Xtr.min(0)
     Xs = (Xtr - mn) / rg
-    post = TreePosterior(Xs, ytr, "regression", use_simplex=True, alpha=0.45, beta=2.5)
-    rjhmc_chain(post, n_iter=1, n_burnin=1, seed=99, k_warmup=20, h_init=0.01, h_final=0.01)  # warm the numba cache
+    post = TreePosterior(Xs, ytr, "regression", use_simplex=True, prior=TreePrior(alpha=0.45, beta=2.5))
+    rjhmc_chain(post, n_iter=1, n_burnin=1, seed=99,
+                sampler=RJHMCSettings(k_warmup=20, h_init=0.01, h_final=0.01))  # warm the numba cache
     # 1. faster settings with their accuracy (full chains on the CGM data); their last tree is reused below
     fast = []
     last_state = None
     for k, n_iter, n_burn in ([(100, 60, 30)] if args.quick else [(100, 200, 100), (50, 200, 100)]):
         t0 = time.perf_counter()
-        reg = BayesianTreeRegressor(method="hmc-dfi", n_iter=n_iter, n_burnin=n_burn, k_warmup=k, h_init=0.01,
-                                    h_final=0.001, random_state=0, standardize_y=False).fit(Xtr, ytr)  # paper: raw y
+        reg = BayesianTreeRegressor(method="hmc-dfi", n_iter=n_iter, n_burnin=n_burn,
+                                    sampler=RJHMCSettings(k_warmup=k, h_init=0.01, h_final=0.001),
+                                    random_state=0, standardize_y=False).fit(Xtr, ytr)  # paper: raw y
         el = time.perf_counter() - t0
         mse = float(np.mean((reg.predict(Xte) - yte) ** 2))
         fast.append(dict(k_warmup=k, n_iter=n_iter, n_burnin=n_burn, s_per_iteration=el / n_iter, test_mse=mse,
@@ -105,7 +107,8 @@ def main():
             ("from a posterior-sized tree (sampling), h=0.001", last_state, 0, 0.001)]
     for label, init, burn, h in (runs[:2] if args.quick else runs):
         stamps = [time.perf_counter()]
-        out = rjhmc_chain(post, n_iter=n_it, n_burnin=burn, seed=0, k_warmup=500, h_init=h, h_final=h, init=init,
+        settings = RJHMCSettings(k_warmup=500, h_init=h, h_final=h)
+        out = rjhmc_chain(post, n_iter=n_it, n_burnin=burn, seed=0, sampler=settings, init=init,
                           callback=lambda _i: stamps.append(time.perf_counter()), record_topologies=True)
         per_iter = np.diff(stamps)
         visited = out["visited"]

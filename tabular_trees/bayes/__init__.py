@@ -10,6 +10,9 @@ Public API
 - :func:`run_tree_nuts`, :func:`softness_schedule` — NUTS with Stan's adaptation on one topology.
 - :func:`rjhmc_chain` — RJHMC-Tree (Algorithm 1); :func:`cgm_chain` — CGM random-walk MH.
 - :func:`split_rhat`, :func:`effective_sample_size` — convergence diagnostics for chains.
+- :class:`TreePrior`, :class:`RJHMCSettings`, :class:`CGMPrior` — validated records of the
+  priors and sampler settings taken by the estimators, :class:`TreePosterior`,
+  :func:`rjhmc_chain` and :func:`cgm_chain`.
 
 Everything else (the compiled kernels, the stick-breaking transforms, the move proposals)
 is private to the submodules and may change.
@@ -24,6 +27,7 @@ of ``tabular_trees`` (keyed on all package sources) covers them.
 
 from .cgm import cgm_chain
 from .diagnostics import effective_sample_size, split_rhat
+from ._settings import CGMPrior, RJHMCSettings, TreePrior
 from .estimators import BayesianTreeClassifier, BayesianTreeRegressor
 from .nuts import run_tree_nuts, softness_schedule
 from .posterior import TreePosterior, log_tree_prior
@@ -33,5 +37,6 @@ from .soft_tree import SoftTree, predict_hard_tree, predict_soft_tree, soft_leaf
 __all__ = [
     "BayesianTreeRegressor", "BayesianTreeClassifier", "SoftTree", "soft_leaf_probabilities", "predict_soft_tree",
     "predict_hard_tree", "tree_leaf_weights", "TreePosterior", "log_tree_prior", "run_tree_nuts",
-    "softness_schedule", "rjhmc_chain", "cgm_chain", "split_rhat", "effective_sample_size",
+    "softness_schedule", "rjhmc_chain", "cgm_chain", "split_rhat", "effective_sample_size", "TreePrior",
+    "RJHMCSettings", "CGMPrior",
 ]

@@ -16,6 +16,9 @@ change / swap."""
 MOVE_NAMES = ("grow", "prune", "stay", "change", "swap")
 """``MOVE_NAMES[code]`` is the name of a move code."""
 
+MOVE_CODE = {name: code for code, name in enumerate(MOVE_NAMES)}
+"""``MOVE_CODE[name]`` is the code of a move name."""
+
 
 def model_code(regression, use_simplex):
     """The model code of a soft-tree posterior.

@@ -22,6 +22,7 @@ import numpy as np
 from .._validation import as_float_matrix, as_regression_target, check_int, check_option, check_real
 from ._codes import model_code
 from ._posterior_kernels import _log_posterior_kernel, _Topology, _TreeData
+from ._settings import TreePrior
 from ._simplex import _stick_breaking, _stick_breaking_inverse
 from .soft_tree import _check_tree, _node_probabilities
 
@@ -82,10 +83,19 @@ class TreePosterior:
     use_simplex : bool
         HMC-DFI (True) or HMC-DF (False).
     n_classes : int, optional
-    mu_loc, mu_scale, sigma_a, sigma_b, simplex_alpha, class_alpha :
-        Prior hyperparameters (paper defaults 0, 1, 1.5, 1.5, 1, 1).
+    prior : TreePrior or None, default=None
+        Topology prior p_split(d) = α(1+d)^−β and the priors of μ and σ; ``None`` means
+        ``TreePrior()`` (the paper's values for the CGM data: α = 0.45, β = 2.5,
+        μ ~ N(0, 1), σ ~ InverseGamma(1.5, 1.5)).
+    simplex_alpha, class_alpha : float, default=1.0
+        Dirichlet concentrations of the simplex splits Δ (HMC-DFI) and of the leaves' class
+        probabilities (classification).
+
+    Attributes
+    ----------
+    prior : TreePrior
     alpha, beta : float
-        Topology prior p_split(d) = α(1+d)^−β.
+        ``prior.alpha`` and ``prior.beta``.
 
     Notes
     -----
@@ -105,18 +115,17 @@ class TreePosterior:
     (4,)
     """
 
-    def __init__(self, X, y, task, use_simplex, n_classes=None, mu_loc=0.0, mu_scale=1.0,
-                 sigma_a=1.5, sigma_b=1.5, simplex_alpha=1.0, class_alpha=1.0, alpha=0.95, beta=1.0):
+    def __init__(self, X, y, task, use_simplex, n_classes=None, prior=None, simplex_alpha=1.0, class_alpha=1.0):
         check_option(task, "task", {"regression", "classification"})
         if not isinstance(use_simplex, (bool, np.bool_)):
             raise TypeError(f"use_simplex must be True or False, got {use_simplex!r}.")
+        if prior is None:
+            prior = TreePrior()
+        if not isinstance(prior, TreePrior):
+            raise TypeError(f"prior must be a TreePrior or None, got {type(prior).__name__}.")
         X = as_float_matrix(X, "X")
-        for name, val in (("mu_scale", mu_scale), ("sigma_a", sigma_a), ("sigma_b", sigma_b),
-                          ("simplex_alpha", simplex_alpha), ("class_alpha", class_alpha)):
+        for name, val in (("simplex_alpha", simplex_alpha), ("class_alpha", class_alpha)):
             check_real(val, name, min_val=0.0, include_boundaries="neither")
-        check_real(mu_loc, "mu_loc")
-        check_real(alpha, "alpha", min_val=0.0, max_val=1.0, include_boundaries="neither")
-        check_real(beta, "beta", min_val=0.0)
         if task == "regression":
             y = as_regression_target(y, X.shape[0])
             if np.max(np.abs(y)) > 1e150:
@@ -154,10 +163,12 @@ class TreePosterior:
             np.add.at(self.ycnt, (inv, y), 1.0)
             self.ysum = np.zeros(G)
             self.yss = np.zeros(G)
-        self.hyp = np.array([mu_loc, mu_scale, sigma_a, sigma_b, simplex_alpha], dtype=np.float64)
+        self.prior = prior
+        self.hyp = np.array([prior.mu_loc, prior.mu_scale, prior.sigma_a, prior.sigma_b, simplex_alpha],
+                            dtype=np.float64)
         self.alpha_cls = np.full(max(self.n_classes, 1), float(class_alpha))
-        self.alpha = float(alpha)
-        self.beta = float(beta)
+        self.alpha = prior.alpha
+        self.beta = prior.beta
 
     def without_likelihood(self):
         """A copy of this posterior whose likelihood is identically 1 (log-likelihood 0).

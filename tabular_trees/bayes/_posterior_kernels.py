@@ -216,10 +216,9 @@ def _rsum(x, n):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _forward_rows(use_simplex, inv_h, G, p, topo, ws):
+def _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws):
     """Forward sweep over all rows, node by node: ψ (row ``PSI + n``) and the probability
     φ of reaching every node (row ``PHI + n``); parents precede children."""
-    left, right, feature = topo.left, topo.right, topo.feature
     n_nodes = left.shape[0]
     lay = _ws_layout(n_nodes, p)
     PHI, PSI, SIMP, TAU, XV, XT = lay.PHI, lay.PSI, lay.SIMP, lay.TAU, lay.XV, lay.XT
@@ -261,10 +260,9 @@ def _forward_rows(use_simplex, inv_h, G, p, topo, ws):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _subtree_values(G, p, topo, ws):
+def _subtree_values(G, p, left, right, ws):
     """Backward sweep: s_n = (1 − ψ_n) s_left + ψ_n s_right for every internal node, given
     the leaves' rows ``S + k`` (children follow their parent, so a descending loop works)."""
-    left, right = topo.left, topo.right
     n_nodes = left.shape[0]
     lay = _ws_layout(n_nodes, p)
     PSI, S = lay.PSI, lay.S
@@ -281,11 +279,10 @@ def _subtree_values(G, p, topo, ws):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _split_gradients(use_simplex, inv_h, G, p, topo, ws):
+def _split_gradients(use_simplex, inv_h, G, p, left, right, ws):
     """Gradients of Σ_g dp_g · (output of row g) w.r.t. every τ_n and Δ_n (rows ``GTAU``,
     ``GSIMP + n``), from φ, ψ, the subtree values s and the row weights dp (row ``DP``):
     ∂/∂z_n = dp φ_n ψ_n (1 − ψ_n)(s_right − s_left), z_n = (x·Δ_n − τ_n)/h."""
-    left, right = topo.left, topo.right
     n_nodes = left.shape[0]
     lay = _ws_layout(n_nodes, p)
     PHI, PSI, S, GSIMP, GTAU, XV, DP, TMP, XT = (lay.PHI, lay.PSI, lay.S, lay.GSIMP, lay.GTAU, lay.XV, lay.DP,
@@ -323,14 +320,14 @@ def _clf_rows(use_simplex, h, data, topo, need_grad, ws):
     """
     G, p = data.X.shape
     alpha_cls = data.alpha_cls
-    left = topo.left
+    left, right, feature = topo.left, topo.right, topo.feature
     n_nodes = left.shape[0]
     M = alpha_cls.shape[0]
     lay = _ws_layout(n_nodes, p)
     S, DP, TMP, DD, YT = lay.S, lay.DP, lay.TMP, lay.DD, lay.YT
     inv_h = 1.0 / h
     tmp = ws[TMP, :G]
-    _forward_rows(use_simplex, inv_h, G, p, topo, ws)
+    _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws)
     A = 0.0
     lg_alpha = 0.0
     for m in range(M):
@@ -367,11 +364,11 @@ def _clf_rows(use_simplex, h, data, topo, need_grad, ws):
                 d = ws[DD + n, m]
                 for g in range(G):
                     s_n[g] += ym[g] * d
-        _subtree_values(G, p, topo, ws)
+        _subtree_values(G, p, left, right, ws)
         dp = ws[DP, :G]
         for g in range(G):
             dp[g] = 1.0
-        _split_gradients(use_simplex, inv_h, G, p, topo, ws)
+        _split_gradients(use_simplex, inv_h, G, p, left, right, ws)
     return lp
 
 
@@ -385,21 +382,21 @@ def _reg_rows(theta, grad, need_grad, use_simplex, h, data, topo, off_mu, inv_s2
     """
     G, p = data.X.shape
     w, ysum, yss = data.w, data.ysum, data.yss
-    left, leaf_pos = topo.left, topo.leaf_pos
+    left, right, feature, leaf_pos = topo.left, topo.right, topo.feature, topo.leaf_pos
     n_nodes = left.shape[0]
     lay = _ws_layout(n_nodes, p)
     PHI, S, DP, TMP = lay.PHI, lay.S, lay.DP, lay.TMP
     inv_h = 1.0 / h
     tmp = ws[TMP, :G]
     dp = ws[DP, :G]
-    _forward_rows(use_simplex, inv_h, G, p, topo, ws)
+    _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws)
     for n in range(n_nodes):
         if left[n] < 0:
             m = theta[off_mu + leaf_pos[n]]
             s_n = ws[S + n, :G]
             for g in range(G):
                 s_n[g] = m
-    _subtree_values(G, p, topo, ws)
+    _subtree_values(G, p, left, right, ws)
     pred = ws[S, :G]
     for g in range(G):
         pg = pred[g]
@@ -415,7 +412,7 @@ def _reg_rows(theta, grad, need_grad, use_simplex, h, data, topo, off_mu, inv_s2
                 for g in range(G):
                     tmp[g] = dp[g] * phi_n[g]
                 grad[off_mu + leaf_pos[n]] += _rsum(tmp, G)
-        _split_gradients(use_simplex, inv_h, G, p, topo, ws)
+        _split_gradients(use_simplex, inv_h, G, p, left, right, ws)
     return q_tot, n_tot
 
 

@@ -72,3 +72,28 @@ def test_cgm_on_the_real_data_runs_the_protocols_real_data_length(reproduce):
     assert run["traces"]["test_error_per_sample"].shape == (1, 30)
     paper = reproduce.PROTOCOLS["paper"]  # the authors' results script reads 1000 iterations, keeping the last 500
     assert (paper["cgm_real_iter"], paper["cgm_real_burnin"]) == (1000, 500)
+
+
+def test_leaf_trace_script_logs_the_chains_n_leaves_and_collects_partial_chains(tmp_path):
+    """trace_rjhmc_leaves.py: line i of the log is the tree size after iteration i - 1 of the very same chain."""
+    spec = importlib.util.spec_from_file_location("trace_rjhmc_leaves", SCRIPT.parent / "trace_rjhmc_leaves.py")
+    trace = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trace)
+    trace.main(["run", str(tmp_path), "--method", "hmc-df", "--chain", "1", "--protocol", "quick"])
+    logged = np.loadtxt(tmp_path / "leaves_hmc-df_1.txt", ndmin=2)
+    full = np.load(tmp_path / "quick_hmc-df_1_traces.npz")["table1/cgm/hmc-df/n_leaves"][0]
+    assert logged.shape == (len(full), 2) and logged[0, 0] == 2  # the chains start from a stump
+    np.testing.assert_array_equal(logged[1:, 0], full[:-1])
+    assert np.all(np.diff(logged[:, 1]) >= 0)  # seconds since start
+    # a chain stopped after 6 iterations: its log has 7 lines, the last iteration unfinished
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    (partial / "leaves_hmc-dfi_0.txt").write_text("".join(f"{int(n)} {t}\n" for n, t in logged[:7]))
+    for f in tmp_path.glob("quick_hmc-df_1*"):
+        (partial / f.name).write_bytes(f.read_bytes())
+    trace.main(["collect", str(partial), "--protocol", "quick", "--machine", "test", "--output", str(partial / "run")])
+    res = json.loads((partial / "run.json").read_text())
+    (df,), (dfi,) = res["chains"]["hmc-df"], res["chains"]["hmc-dfi"]
+    assert df["complete"] and df["chain"] == 1 and df["n_leaves"] == full.tolist()
+    assert not dfi["complete"] and dfi["n_leaves"] == logged[1:7, 0].astype(int).tolist()
+    assert res["protocol"]["prune_start"] == "reference" and res["protocol"]["n_iter"] == 16

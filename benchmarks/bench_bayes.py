@@ -49,7 +49,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import numpy as np  # noqa: E402
 
 import tabular_trees.bayes.rjhmc as _rjhmc  # noqa: E402
-from tabular_trees.bayes import BayesianTreeRegressor, TreePosterior, rjhmc_chain  # noqa: E402
+from tabular_trees.bayes import (BayesianTreeRegressor, RJHMCSettings, TreePosterior, TreePrior,  # noqa: E402
+                                 rjhmc_chain)
 from tabular_trees.datasets import load_breast_cancer_original, make_cgm  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
@@ -178,19 +179,19 @@ def run_cell(name, method, n_it, n_ref, n_start, have_numpyro):
         a, b = BCW_PRIOR[method]
     h0, h = hs[method]
     Xs, y = load_data(name)
-    post = TreePosterior(Xs, y, task, use_simplex=method == "hmc-dfi", alpha=a, beta=b)
-    rjhmc_chain(post, n_iter=1, n_burnin=1, seed=99, k_warmup=20, h_init=h, h_final=h)  # warm the numba cache
-    # a posterior-sized start: the last state of a short k = 100 chain with the paper's h schedule
-    start = rjhmc_chain(post, n_iter=n_start, n_burnin=n_start, seed=1, k_warmup=100, h_init=h0, h_final=h)
-    init_tree = start["trees"][-1] if start["trees"] else None
-    if init_tree is None:  # all burn-in: rebuild the final state from the last accepted tree via one kept sample
-        start = rjhmc_chain(post, n_iter=n_start + 1, n_burnin=n_start, seed=1, k_warmup=100, h_init=h0, h_final=h)
-        init_tree = start["trees"][-1]
+    post = TreePosterior(Xs, y, task, use_simplex=method == "hmc-dfi", prior=TreePrior(alpha=a, beta=b))
+    rjhmc_chain(post, n_iter=1, n_burnin=1, seed=99,
+                sampler=RJHMCSettings(k_warmup=20, h_init=h, h_final=h))  # warm the numba cache
+    # a posterior-sized start: the last kept state of a short k = 100 chain with the paper's h schedule
+    start = rjhmc_chain(post, n_iter=n_start + 1, n_burnin=n_start, seed=1,
+                        sampler=RJHMCSettings(k_warmup=100, h_init=h0, h_final=h))
+    init_tree = start["trees"][-1]
     init = (init_tree, float(start["sigmas"][-1]) if task == "regression" else None)
     stamps = [time.perf_counter()]
     with _NutsStats() as st:
-        out = rjhmc_chain(post, n_iter=n_it, n_burnin=0, seed=0, k_warmup=K_WARMUP, h_init=h, h_final=h,
-                          init=init, callback=lambda _i: stamps.append(time.perf_counter()), record_topologies=True)
+        out = rjhmc_chain(post, n_iter=n_it, n_burnin=0, seed=0,
+                          sampler=RJHMCSettings(k_warmup=K_WARMUP, h_init=h, h_final=h), init=init,
+                          callback=lambda _i: stamps.append(time.perf_counter()), record_topologies=True)
     per_iter = np.diff(stamps)
     leap = np.array([c[0] for c in st.calls])
     eps = np.array([c[1] for c in st.calls])
@@ -225,8 +226,9 @@ def faster_settings(quick):
     fast = []
     for k, n_iter, n_burn in ([(100, 40, 20)] if quick else [(100, 200, 100), (50, 200, 100)]):
         t0 = time.perf_counter()
-        reg = BayesianTreeRegressor(method="hmc-dfi", n_iter=n_iter, n_burnin=n_burn, k_warmup=k, h_init=0.01,
-                                    h_final=0.001, random_state=0, standardize_y=False).fit(Xtr, ytr)  # paper: raw y
+        reg = BayesianTreeRegressor(method="hmc-dfi", n_iter=n_iter, n_burnin=n_burn,
+                                    sampler=RJHMCSettings(k_warmup=k, h_init=0.01, h_final=0.001),
+                                    random_state=0, standardize_y=False).fit(Xtr, ytr)  # paper: raw y
         el = time.perf_counter() - t0
         mse = float(np.mean((reg.predict(Xte) - yte) ** 2))
         fast.append(dict(k_warmup=k, n_iter=n_iter, n_burnin=n_burn, s_per_iteration=el / n_iter, test_mse=mse,

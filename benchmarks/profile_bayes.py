@@ -30,12 +30,14 @@ from pathlib import Path
 import numpy as np
 
 import tabular_trees.bayes.rjhmc as rjhmc_mod
-from tabular_trees.bayes import TreePosterior, rjhmc_chain
+from tabular_trees.bayes import RJHMCSettings, TreePosterior, TreePrior, rjhmc_chain
 from tabular_trees.bayes.nuts import run_tree_nuts
-from tabular_trees.bayes.posterior import _log_posterior_kernel
+from tabular_trees.bayes._posterior_kernels import _log_posterior_kernel
 from tabular_trees.datasets import load_breast_cancer_original, make_cgm
 
 from bench_bayes import make_collinear  # noqa: E402  (same folder)
+
+PRIOR = TreePrior(alpha=0.95, beta=1.0)  # the topology prior of every profiled posterior
 
 
 def datasets(names):
@@ -55,11 +57,8 @@ def datasets(names):
 
 def gradient_seconds(post, tree, theta, h, n=2000):
     """Seconds per call of the compiled log-density + gradient (what one leapfrog step costs)."""
-    left, right, feature = tree.left, tree.right, tree.feature
-    int_pos, leaf_pos = post.positions(tree)
     grad = np.zeros_like(theta)
-    args = (theta, grad, post.model, True, True, h, post.X, post.w, post.ysum, post.yss, post.ycnt, left, right,
-            feature, int_pos, leaf_pos, post.hyp, post.alpha_cls)
+    args = (theta, grad, True, True, h, post._data_record(), post._topology(tree))
     _log_posterior_kernel(*args)
     t0 = time.perf_counter()
     for _ in range(n):
@@ -69,7 +68,7 @@ def gradient_seconds(post, tree, theta, h, n=2000):
 
 def profile(name, X, y, task, method, n_iter, k, h0, h1, seed=0):
     Xs = (X - X.min(0)) / np.where(np.ptp(X, 0) > 0, np.ptp(X, 0), 1.0)
-    post = TreePosterior(Xs, y, task, use_simplex=(method == "hmc-dfi"), alpha=0.95, beta=1.0)
+    post = TreePosterior(Xs, y, task, use_simplex=(method == "hmc-dfi"), prior=PRIOR)
     calls = []
     orig = rjhmc_mod.run_tree_nuts
 
@@ -85,10 +84,12 @@ def profile(name, X, y, task, method, n_iter, k, h0, h1, seed=0):
 
     rjhmc_mod.run_tree_nuts = timed
     try:
-        rjhmc_chain(post, n_iter=2, n_burnin=2, seed=99, k_warmup=20, h_init=h0, h_final=h1)  # compile / cache
+        rjhmc_chain(post, n_iter=2, n_burnin=2, seed=99,
+                    sampler=RJHMCSettings(k_warmup=20, h_init=h0, h_final=h1))  # compile / cache
         calls.clear()
         t0 = time.perf_counter()
-        out = rjhmc_chain(post, n_iter=n_iter, n_burnin=n_iter // 2, seed=seed, k_warmup=k, h_init=h0, h_final=h1)
+        out = rjhmc_chain(post, n_iter=n_iter, n_burnin=n_iter // 2, seed=seed,
+                          sampler=RJHMCSettings(k_warmup=k, h_init=h0, h_final=h1))
         total = time.perf_counter() - t0
     finally:
         rjhmc_mod.run_tree_nuts = orig
@@ -115,7 +116,8 @@ def profile(name, X, y, task, method, n_iter, k, h0, h1, seed=0):
 
 
 def _posterior_sized_tree(post, h0, h1):
-    out = rjhmc_chain(post, n_iter=20, n_burnin=10, seed=0, k_warmup=100, h_init=h0, h_final=h1)
+    out = rjhmc_chain(post, n_iter=20, n_burnin=10, seed=0,
+                      sampler=RJHMCSettings(k_warmup=100, h_init=h0, h_final=h1))
     return out["trees"][-1]
 
 
@@ -128,7 +130,7 @@ def evidence(h0=0.05):
     for label, XX in (("collinear", X), ("size column + 6 independent uniform columns", X_ind)):
         Xs = (XX - XX.min(0)) / np.ptp(XX, 0)
         for method in ("hmc-df", "hmc-dfi"):
-            post = TreePosterior(Xs, y, "classification", use_simplex=method == "hmc-dfi")
+            post = TreePosterior(Xs, y, "classification", use_simplex=method == "hmc-dfi", prior=PRIOR)
             tree = _posterior_sized_tree(post, h0, 0.001)
             theta = post.pack(tree, None)
             steps = {}
@@ -159,11 +161,11 @@ def frozen_delta(X, y, h0):
     """HMC-DFI's tree with every node's simplex Δ frozen: only τ (and the leaves) move, each node splitting on
     its fixed projection x·Δ (an HMC-DF posterior whose features are those projections)."""
     Xs = (X - X.min(0)) / np.ptp(X, 0)
-    post = TreePosterior(Xs, y, "classification", use_simplex=True)
+    post = TreePosterior(Xs, y, "classification", use_simplex=True, prior=PRIOR)
     tree = _posterior_sized_tree(post, h0, 0.001)
     inner = np.where(tree.left >= 0)[0]
     P = np.column_stack([Xs @ tree.simplex[n] for n in inner])
-    post_p = TreePosterior(P, y, "classification", use_simplex=False)
+    post_p = TreePosterior(P, y, "classification", use_simplex=False, prior=PRIOR)
     frozen = tree.copy()
     frozen.use_simplex, frozen.n_features = False, P.shape[1]
     frozen.simplex = np.zeros((frozen.n_nodes, P.shape[1]))

@@ -154,13 +154,14 @@ def fit(method, dataset, task, data, proto, n_jobs, seed, prune_start="paper"):
         n_iter, n_burnin = proto["cgm_iter"], proto["cgm_burnin"]
         if task == "classification":
             n_iter, n_burnin = proto.get("cgm_real_iter", n_iter), proto.get("cgm_real_burnin", n_burnin)
-        est = Est(method="cgm", n_iter=n_iter, n_burnin=n_burnin, alpha=a, beta=b,
+        est = Est(method="cgm", n_iter=n_iter, n_burnin=n_burnin, prior=bayes.TreePrior(alpha=a, beta=b),
                   n_chains=proto["n_chains"], n_jobs=n_jobs, random_state=seed, **paper_scaling)
     else:
         n_iter = proto["n_iter"]
-        est = Est(method=method, n_iter=n_iter, n_burnin=n_burnin, k_warmup=proto["k_warmup"],
-                  h_init=h0, h_final=h1, alpha=a, beta=b, n_chains=proto["n_chains"], n_jobs=n_jobs,
-                  random_state=seed, prune_start=prune_start, **paper_scaling)
+        sampler = bayes.RJHMCSettings(k_warmup=proto["k_warmup"], h_init=h0, h_final=h1, prune_start=prune_start)
+        est = Est(method=method, n_iter=n_iter, n_burnin=n_burnin, sampler=sampler,
+                  prior=bayes.TreePrior(alpha=a, beta=b), n_chains=proto["n_chains"], n_jobs=n_jobs,
+                  random_state=seed, **paper_scaling)
     settings = {"h_init": h0, "h_final": h1, "alpha": a, "beta": b, "n_iter": n_iter, "n_burnin": n_burnin}
     if method != "cgm" and prune_start != "paper":
         settings["prune_start"] = prune_start
@@ -353,7 +354,7 @@ def main(argv=None):
                          "seed into --output instead of running")
     ap.add_argument("--prune-start", choices=("paper", "reference"), default="paper",
                     help="HMC methods: the paper's prune warm start or the authors' code's positional copy "
-                         "(rjhmc_chain's prune_start); 'reference' is recorded in the protocol")
+                         "(RJHMCSettings's prune_start); 'reference' is recorded in the protocol")
     ap.add_argument("--output", default=str(RECORDED / "rjhmc_tables"), help="output path without extension")
     args = ap.parse_args(argv)
     if args.merge:

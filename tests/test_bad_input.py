@@ -260,14 +260,16 @@ def _specs():
     t1 = bayes.SoftTree(2).grow(0, 0, 0.5, None, 1.0)
     post = TreePosterior(Xb, yb, "regression", use_simplex=False)
     B = {}
+    short = bayes.RJHMCSettings(k_warmup=20, h_init=0.05, h_final=0.05)
     B["BayesianTreeRegressor"] = _fit_predict(bayes.BayesianTreeRegressor)
     B["BayesianTreeRegressor"].call = lambda d, h: bayes.BayesianTreeRegressor(
-        **{"n_iter": 4, "n_burnin": 2, "k_warmup": 20, "h_init": 0.05, "h_final": 0.05, "random_state": 0, **h}
+        **{"n_iter": 4, "n_burnin": 2, "sampler": short, "random_state": 0, **h}
     ).fit(d["X"], d["y"]).predict(d["X_test"])
-    B["BayesianTreeRegressor"].bad_hyper = [("method", "mcmc"), ("n_iter", 0), ("n_burnin", -1)]
+    B["BayesianTreeRegressor"].bad_hyper = [("method", "mcmc"), ("n_iter", 0), ("n_burnin", -1), ("prior", 0.45),
+                                            ("sampler", {"k_warmup": 20})]
     B["BayesianTreeClassifier"] = _fit_predict(bayes.BayesianTreeClassifier, "predict_proba", "y_cls")
     B["BayesianTreeClassifier"].call = lambda d, h: bayes.BayesianTreeClassifier(
-        **{"n_iter": 4, "n_burnin": 2, "k_warmup": 20, "h_init": 0.05, "h_final": 0.05, "random_state": 0, **h}
+        **{"n_iter": 4, "n_burnin": 2, "sampler": short, "random_state": 0, **h}
     ).fit(d["X"], d["y"]).predict_proba(d["X_test"])
     B["BayesianTreeClassifier"].bad_hyper = [("method", "mcmc"), ("n_iter", 1.5)]
     B["SoftTree"] = Spec(lambda d, h: np.array(bayes.SoftTree(**{"n_features": 2, **h}).n_leaves, dtype=float),
@@ -280,7 +282,17 @@ def _specs():
     B["TreePosterior"] = Spec(
         lambda d, h: TreePosterior(d["X"], d["y"], **{"task": "regression", "use_simplex": False, **h}).logp_grad(
             t1, post.pack(t1, sigma=1.0), h=0.1)[0],
-        {"X": Xb, "y": yb}, {"X": "X", "y": "y_reg"}, bad_hyper=[("task", "Regression"), ("mu_scale", -1.0)])
+        {"X": Xb, "y": yb}, {"X": "X", "y": "y_reg"}, bad_hyper=[("task", "Regression"), ("prior", (0.45, 2.5))])
+    B["TreePrior"] = Spec(lambda d, h: np.array(bayes.TreePrior(**h).alpha),
+                          bad_hyper=[("alpha", 1.0), ("beta", -1.0), ("mu_loc", np.inf), ("mu_scale", 0.0),
+                                     ("sigma_a", "1.5"), ("sigma_b", -2.0)])
+    B["RJHMCSettings"] = Spec(lambda d, h: np.array(bayes.RJHMCSettings(**h).k_warmup, dtype=float),
+                              bad_hyper=[("k_warmup", -1), ("k_warmup", 2.5), ("h_init", 0.0), ("h_final", np.nan),
+                                         ("warmup_probs", (0.5, 0.5)), ("sampling_probs", "abc"),
+                                         ("max_tree_depth", 0), ("target_accept", 0.0), ("prune_start", "ref")])
+    B["CGMPrior"] = Spec(lambda d, h: np.array(bayes.CGMPrior(**h).nu),
+                         bad_hyper=[("alpha", 0.0), ("nu", -3.0), ("lam", 0.0), ("a", np.inf), ("mubar", "0"),
+                                    ("class_alpha", 0.0)])
     B["log_tree_prior"] = Spec(lambda d, h: bayes.log_tree_prior(t1, **{"alpha": 0.45, "beta": 2.5, **h}),
                                bad_hyper=[("alpha", 2.0), ("beta", -1.0)])
     from tabular_trees.bayes import posterior as _posterior
@@ -309,9 +321,9 @@ def _specs():
     B["softness_schedule"] = Spec(lambda d, h: np.asarray(bayes.softness_schedule(h.get("n_warmup", 100)), dtype=float),
                                   bad_hyper=[("n_warmup", -1)])
     B["rjhmc_chain"] = Spec(
-        lambda d, h: bayes.rjhmc_chain(post, **{"n_iter": 2, "n_burnin": 1, "seed": 0, "k_warmup": 10,
-                                                "h_init": 0.05, "h_final": 0.05, **h})["n_leaves"].astype(float),
-        bad_hyper=[("n_iter", 0), ("warmup_probs", (0.5, 0.5, 0.5)), ("seed", -1)])
+        lambda d, h: bayes.rjhmc_chain(post, **{"n_iter": 2, "n_burnin": 1, "seed": 0, "sampler": short,
+                                                **h})["n_leaves"].astype(float),
+        bad_hyper=[("n_iter", 0), ("sampler", (10, 0.05)), ("seed", -1)])
     B["propose_move"] = Spec(
         lambda d, h: np.array(bayes.propose_move(post, bayes.SoftTree(2), **{
             "move": "grow", "probs": (0.5, 0.25, 0.25), "rng": np.random.default_rng(0), **h})[1]),
@@ -319,7 +331,7 @@ def _specs():
     B["cgm_chain"] = Spec(
         lambda d, h: bayes.cgm_chain(d["X"], d["y"], **{"task": "regression", "n_iter": 10, "n_burnin": 5,
                                                         "seed": 0, **h})["n_leaves"].astype(float),
-        {"X": Xb, "y": yb}, {"X": "X", "y": "y_reg"}, bad_hyper=[("task", "Regression"), ("alpha", 2.0)])
+        {"X": Xb, "y": yb}, {"X": "X", "y": "y_reg"}, bad_hyper=[("task", "Regression"), ("prior", 0.45)])
     B["cgm_log_marginal"] = Spec(
         lambda d, h: bayes.cgm_log_marginal(bayes.SoftTree(2), d["X"], d["y"], "regression",
                                             h.get("hyper", (3.0, 1.0, 1 / 3, 0.5))),
@@ -504,7 +516,9 @@ def _small(Est):
     if "n_estimators" in Est().get_params():
         return Est(n_estimators=5)
     if "n_iter" in Est().get_params():  # the Bayesian estimators
-        return Est(n_iter=4, n_burnin=2, k_warmup=20, h_init=0.05, h_final=0.05)
+        from tabular_trees.bayes import RJHMCSettings
+
+        return Est(n_iter=4, n_burnin=2, sampler=RJHMCSettings(k_warmup=20, h_init=0.05, h_final=0.05))
     return Est()
 
 

@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import check_estimator
 
-from tabular_trees.bayes import BayesianTreeClassifier, BayesianTreeRegressor
+from tabular_trees.bayes import BayesianTreeClassifier, BayesianTreeRegressor, RJHMCSettings, TreePrior
 from tabular_trees.datasets import make_cgm
 
-FAST = dict(n_iter=4, n_burnin=2, k_warmup=20, h_init=0.1, h_final=0.1)
+FAST = dict(n_iter=4, n_burnin=2, sampler=RJHMCSettings(k_warmup=20, h_init=0.1, h_final=0.1))
+SHORT = {k: RJHMCSettings(k_warmup=k, h_init=0.05, h_final=0.05) for k in (20, 30, 40)}  # short NUTS runs, h fixed
 
 
 @pytest.mark.parametrize("Est", [BayesianTreeRegressor, BayesianTreeClassifier])
@@ -25,7 +26,7 @@ def test_fixed_signature_defaults():
 @pytest.mark.parametrize("method", ["hmc-df", "hmc-dfi", "cgm"])
 def test_same_seed_identical_and_traces(method):
     Xtr, ytr, Xte, _ = make_cgm(n_train=120, n_test=30, random_state=1)
-    kw = dict(method=method, n_iter=6, n_burnin=3, k_warmup=30, h_init=0.05, h_final=0.05, random_state=3)
+    kw = dict(method=method, n_iter=6, n_burnin=3, sampler=SHORT[30], random_state=3)
     a = BayesianTreeRegressor(**kw).fit(Xtr, ytr)
     b = BayesianTreeRegressor(**kw).fit(Xtr, ytr)
     np.testing.assert_array_equal(a.predict(Xte), b.predict(Xte))
@@ -36,7 +37,7 @@ def test_same_seed_identical_and_traces(method):
 
 def test_parallel_chains_equal_sequential_chains():
     Xtr, ytr, Xte, _ = make_cgm(n_train=100, n_test=20, random_state=2)
-    kw = dict(method="hmc-dfi", n_iter=4, n_burnin=2, k_warmup=20, h_init=0.05, h_final=0.05, random_state=5,
+    kw = dict(method="hmc-dfi", n_iter=4, n_burnin=2, sampler=SHORT[20], random_state=5,
               n_chains=2)
     seq = BayesianTreeRegressor(n_jobs=1, **kw).fit(Xtr, ytr)
     par = BayesianTreeRegressor(n_jobs=2, **kw).fit(Xtr, ytr)
@@ -76,7 +77,7 @@ def test_classifier_probabilities():
     rng = np.random.default_rng(0)
     X = rng.random((80, 2))
     y = np.where(X[:, 0] > 0.5, "b", "a")
-    clf = BayesianTreeClassifier(method="hmc-dfi", n_iter=8, n_burnin=4, k_warmup=40, h_init=0.05, h_final=0.05,
+    clf = BayesianTreeClassifier(method="hmc-dfi", n_iter=8, n_burnin=4, sampler=SHORT[40],
                                  random_state=0).fit(X, y)
     P = clf.predict_proba(X)
     np.testing.assert_allclose(P.sum(1), 1.0)
@@ -84,20 +85,52 @@ def test_classifier_probabilities():
     assert np.mean(clf.predict(X) == y) > 0.8
 
 
-@pytest.mark.parametrize("kw, match", [
-    (dict(h_init=0.0), "h_init"), (dict(h_final=-1.0), "h_final"), (dict(alpha=1.0), "alpha"),
-    (dict(alpha=0.0), "alpha"), (dict(n_iter=-5), "n_iter"), (dict(n_burnin=-1), "n_burnin"),
-    (dict(n_iter=3, n_burnin=3), "n_burnin"), (dict(method="bart"), "method"), (dict(k_warmup=-1), "k_warmup"),
-    (dict(warmup_probs=(0.5, 0.5, 0.5)), "warmup_probs"), (dict(n_chains=0), "n_chains"),
-    (dict(mu_scale=0.0), "mu_scale"), (dict(sigma_a=-1.0), "sigma_a"),
+@pytest.mark.parametrize("make, match", [
+    (lambda: dict(sampler=RJHMCSettings(h_init=0.0)), "h_init"),
+    (lambda: dict(sampler=RJHMCSettings(h_final=-1.0)), "h_final"),
+    (lambda: dict(prior=TreePrior(alpha=1.0)), "alpha"), (lambda: dict(prior=TreePrior(alpha=0.0)), "alpha"),
+    (lambda: dict(n_iter=-5), "n_iter"), (lambda: dict(n_burnin=-1), "n_burnin"),
+    (lambda: dict(n_iter=3, n_burnin=3), "n_burnin"), (lambda: dict(method="bart"), "method"),
+    (lambda: dict(sampler=RJHMCSettings(k_warmup=-1)), "k_warmup"),
+    (lambda: dict(sampler=RJHMCSettings(warmup_probs=(0.5, 0.5, 0.5))), "warmup_probs"),
+    (lambda: dict(sampler=RJHMCSettings(prune_start="positional")), "prune_start"),
+    (lambda: dict(n_chains=0), "n_chains"),
+    (lambda: dict(prior=TreePrior(mu_scale=0.0)), "mu_scale"), (lambda: dict(prior=TreePrior(sigma_a=-1.0)), "sigma_a"),
 ])
-def test_bad_parameters(kw, match):
+def test_bad_parameters(make, match):
     X = np.random.default_rng(0).random((10, 2))
     y = np.arange(10.0)
-    params = dict(FAST)
-    params.update(kw)
     with pytest.raises(ValueError, match=match):
+        params = dict(FAST)
+        params.update(make())  # a bad record fails when it is made, a bad plain parameter in fit
         BayesianTreeRegressor(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("kw, match", [(dict(prior=dict(alpha=0.5)), "prior must be a TreePrior"),
+                                       (dict(sampler=(500, 0.01)), "sampler must be an RJHMCSettings"),
+                                       (dict(prior=RJHMCSettings()), "prior must be a TreePrior")])
+def test_records_of_the_wrong_type_are_refused(kw, match):
+    X = np.random.default_rng(0).random((10, 2))
+    with pytest.raises(TypeError, match=match):
+        BayesianTreeRegressor(**{**FAST, **kw}).fit(X, np.arange(10.0))
+
+
+def test_records_clone_get_and_set_params():
+    """The records are ordinary parameters: cloned, read and replaced like any other, and a fit with
+    a record equals a fit with the same values spelled out in another, equal record."""
+    from sklearn.base import clone
+
+    Xtr, ytr, Xte, _ = make_cgm(n_train=80, n_test=10, random_state=3)
+    prior = TreePrior(alpha=0.6, beta=2.0, mu_scale=2.0)
+    est = BayesianTreeRegressor(n_iter=4, n_burnin=2, random_state=0, prior=prior, sampler=FAST["sampler"])
+    assert est.get_params()["prior"] is prior and est.get_params()["sampler"] is FAST["sampler"]
+    twin = clone(est)
+    assert twin.get_params()["prior"] == prior and twin.get_params()["sampler"] == FAST["sampler"]
+    np.testing.assert_array_equal(est.fit(Xtr, ytr).predict(Xte), twin.fit(Xtr, ytr).predict(Xte))
+    other = clone(est).set_params(prior=TreePrior(alpha=0.6, beta=2.0, mu_scale=2.0))
+    np.testing.assert_array_equal(other.fit(Xtr, ytr).predict(Xte), est.predict(Xte))
+    changed = clone(est).set_params(prior=TreePrior(alpha=0.6, beta=2.0, mu_scale=0.1)).fit(Xtr, ytr)
+    assert not np.array_equal(changed.predict(Xte), est.predict(Xte))
 
 
 def test_bad_data():
@@ -121,8 +154,9 @@ def test_hmc_dfi_classifier_runs_on_iris_with_short_warmup():
     from sklearn.datasets import load_iris
 
     X, y = load_iris(return_X_y=True)
-    est = BayesianTreeClassifier(method="hmc-dfi", n_iter=16, n_burnin=8, k_warmup=20, h_init=0.01,
-                                 h_final=0.01, alpha=0.7, beta=1.0, n_chains=2, random_state=0)
+    est = BayesianTreeClassifier(method="hmc-dfi", n_iter=16, n_burnin=8,
+                                 sampler=RJHMCSettings(k_warmup=20, h_init=0.01, h_final=0.01),
+                                 prior=TreePrior(alpha=0.7, beta=1.0), n_chains=2, random_state=0)
     est.fit(X[::2], y[::2])
     proba = est.predict_proba(X[1::2])
     assert proba.shape == (75, 3) and np.allclose(proba.sum(axis=1), 1.0)
@@ -152,7 +186,7 @@ def test_predictions_are_equivariant_under_shifting_and_rescaling_y(method, log_
     (~1e-16 |b| / c <= 1e-9 std(y)), so the tolerance is 1e-6 std(y)."""
     X, y = _scale_data()
     c = 10.0 ** log_scale
-    kw = dict(method=method, n_iter=6, n_burnin=3, k_warmup=20, h_init=0.05, h_final=0.05, random_state=1)
+    kw = dict(method=method, n_iter=6, n_burnin=3, sampler=SHORT[20], random_state=1)
     if method == "cgm":
         kw = dict(method=method, n_iter=200, n_burnin=100, random_state=1)
     base = BayesianTreeRegressor(**kw).fit(X, y).predict(X)
@@ -162,7 +196,7 @@ def test_predictions_are_equivariant_under_shifting_and_rescaling_y(method, log_
 
 def test_standardize_y_makes_a_large_offset_harmless_and_false_keeps_the_raw_scale():
     X, y = _scale_data()
-    kw = dict(method="hmc-df", n_iter=12, n_burnin=6, k_warmup=40, h_init=0.05, h_final=0.05, random_state=0)
+    kw = dict(method="hmc-df", n_iter=12, n_burnin=6, sampler=SHORT[40], random_state=0)
     std = BayesianTreeRegressor(**kw).fit(X, y + 1000.0)
     r2 = 1 - np.mean((std.predict(X) - y - 1000.0) ** 2) / np.var(y)
     assert r2 > 0.5
@@ -190,7 +224,7 @@ def test_dataframe_column_names_are_checked():
 @pytest.mark.parametrize("method", ["hmc-dfi", "cgm"])
 def test_per_sample_predictions_average_to_predict(method):
     Xtr, ytr, Xte, _ = make_cgm(n_train=100, n_test=20, random_state=2)
-    kw = dict(method=method, n_iter=6, n_burnin=3, k_warmup=20, h_init=0.05, h_final=0.05, random_state=0,
+    kw = dict(method=method, n_iter=6, n_burnin=3, sampler=SHORT[20], random_state=0,
               n_chains=2)
     if method == "cgm":
         kw.update(n_iter=60, n_burnin=30)
@@ -220,7 +254,7 @@ def test_classifier_per_sample_probabilities():
     rng = np.random.default_rng(0)
     X = rng.random((60, 2))
     y = np.where(X[:, 0] > 0.5, "b", "a")
-    clf = BayesianTreeClassifier(method="hmc-df", n_iter=6, n_burnin=3, k_warmup=20, h_init=0.05, h_final=0.05,
+    clf = BayesianTreeClassifier(method="hmc-df", n_iter=6, n_burnin=3, sampler=SHORT[20],
                                  random_state=0).fit(X, y)
     P = clf.sample_predict_proba(X)
     assert P.shape == (3, 60, 2)

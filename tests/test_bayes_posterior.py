@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 from scipy.special import gammaln
 from scipy.stats import invgamma, norm
 
-from tabular_trees.bayes import (SoftTree, TreePosterior, log_tree_prior, predict_hard_tree, predict_soft_tree,
-                                 soft_leaf_probabilities)
-from tabular_trees.bayes.posterior import _stick_breaking, _stick_breaking_inverse, _stick_breaking_log_jacobian
+from tabular_trees.bayes import (SoftTree, TreePosterior, TreePrior, log_tree_prior, predict_hard_tree,
+                                 predict_soft_tree, soft_leaf_probabilities)
+from tabular_trees.bayes._simplex import _stick_breaking, _stick_breaking_inverse, _stick_breaking_log_jacobian
 
 
 def _tree(p, use_simplex, rng):
@@ -47,7 +47,8 @@ def test_regression_log_posterior_equals_scipy():
     X, y = _data("regression")
     rng = np.random.default_rng(2)
     tree = _tree(3, False, rng)
-    post = TreePosterior(X, y, "regression", False, mu_loc=0.3, mu_scale=2.0, sigma_a=2.0, sigma_b=1.5)
+    prior = TreePrior(mu_loc=0.3, mu_scale=2.0, sigma_a=2.0, sigma_b=1.5)
+    post = TreePosterior(X, y, "regression", False, prior=prior)
     sigma, h = 0.7, 0.1
     theta = post.pack(tree, sigma)
     pred = predict_soft_tree(tree, X, h)

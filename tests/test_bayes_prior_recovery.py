@@ -108,16 +108,16 @@ def tree_depths(trees):
 def rjhmc_prior_chain(use_simplex, n_iter, seed):
     rng = np.random.default_rng(0)
     X = rng.random((12, 3))
-    post = TreePosterior(X, rng.normal(size=12), "regression", use_simplex=use_simplex, alpha=ALPHA,
-                         beta=BETA).without_likelihood()
+    post = TreePosterior(X, rng.normal(size=12), "regression", use_simplex=use_simplex,
+                         prior=bayes.TreePrior(alpha=ALPHA, beta=BETA)).without_likelihood()
     # k_warmup = 0: with the likelihood off the acceptance ratio does not depend on the continuous
     # parameters (their prior densities cancel the proposal densities), so NUTS quality is irrelevant
     # here and the chain tests the topology bookkeeping alone; n_burnin = 0 uses Eq. 18 throughout
     # (Eq. 19, the burn-in rule, is deliberately biased). No stay moves (they are always accepted
     # and only slow the chain down) and unequal grow/prune probabilities, so that the
     # move-probability terms of the ratio matter.
-    out = bayes.rjhmc_chain(post, n_iter=n_iter, n_burnin=0, seed=seed, k_warmup=0, h_init=0.05, h_final=0.05,
-                            sampling_probs=(0.55, 0.45, 0.0))
+    settings = bayes.RJHMCSettings(k_warmup=0, h_init=0.05, h_final=0.05, sampling_probs=(0.55, 0.45, 0.0))
+    out = bayes.rjhmc_chain(post, n_iter=n_iter, n_burnin=0, seed=seed, sampler=settings)
     return out["n_leaves"], tree_depths(out["trees"])
 
 
@@ -188,7 +188,7 @@ def cgm_prior_chain(n_iter, seed):
     rng = np.random.default_rng(2)
     X = rng.integers(0, 6, size=(30, 2)).astype(float)  # few distinct values: availability matters
     out = bayes.cgm_chain(X, rng.normal(size=30), "regression", n_iter=n_iter, n_burnin=0, seed=seed,
-                          alpha=ALPHA, beta=BETA, likelihood=False)
+                          prior=bayes.CGMPrior(alpha=ALPHA, beta=BETA), likelihood=False)
     return X, out["n_leaves"], tree_depths(out["trees"])
 
 

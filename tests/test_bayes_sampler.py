@@ -8,8 +8,8 @@ from scipy import integrate
 from scipy.special import betaln
 from scipy.stats import invgamma, norm
 
-from tabular_trees.bayes import SoftTree, TreePosterior, cgm_chain, log_tree_prior, predict_hard_tree, rjhmc_chain, \
-    run_tree_nuts, softness_schedule
+from tabular_trees.bayes import CGMPrior, RJHMCSettings, SoftTree, TreePosterior, TreePrior, cgm_chain, \
+    log_tree_prior, predict_hard_tree, rjhmc_chain, run_tree_nuts, softness_schedule
 from tabular_trees.bayes.cgm import _cgm_log_marginal
 from tabular_trees.bayes.nuts import _adaptation_schedule, _sample_gaussian
 from tabular_trees.bayes.rjhmc import _propose_move
@@ -92,7 +92,7 @@ def test_grow_prune_reversible_and_ratio_terms_cancel():
     X, y = _small_regression(n=30)
     X = np.column_stack([X, np.random.default_rng(3).random(30)])
     for use_simplex in (False, True):
-        post = TreePosterior(X, y, "regression", use_simplex, alpha=0.45, beta=2.5)
+        post = TreePosterior(X, y, "regression", use_simplex, prior=TreePrior(alpha=0.45, beta=2.5))
         rng = np.random.default_rng(4)
         base = SoftTree(2, use_simplex).grow(0, 1, 0.4, np.array([0.3, 0.7]), 0.8)
         probs = (0.5, 0.25, 0.25)
@@ -125,8 +125,8 @@ def test_prune_of_single_leaf_is_a_stay():
 @pytest.mark.parametrize("use_simplex", [False, True])
 def test_rjhmc_same_seed_same_chain_and_finds_split(use_simplex):
     X, y = _small_regression(n=60)
-    post = TreePosterior(X, y, "regression", use_simplex, alpha=0.45, beta=2.5)
-    kw = dict(n_iter=8, n_burnin=4, k_warmup=40, h_init=0.05, h_final=0.02)
+    post = TreePosterior(X, y, "regression", use_simplex, prior=TreePrior(alpha=0.45, beta=2.5))
+    kw = dict(n_iter=8, n_burnin=4, sampler=RJHMCSettings(k_warmup=40, h_init=0.05, h_final=0.02))
     a = rjhmc_chain(post, seed=7, **kw)
     b = rjhmc_chain(post, seed=7, **kw)
     np.testing.assert_array_equal(a["n_leaves"], b["n_leaves"])
@@ -140,8 +140,9 @@ def test_rjhmc_classification_runs():
     rng = np.random.default_rng(0)
     X = rng.random((60, 2))
     y = (X[:, 0] > 0.5).astype(int) + (X[:, 1] > 0.5).astype(int)
-    post = TreePosterior(X, y, "classification", True, n_classes=3, alpha=0.9, beta=1.0)
-    out = rjhmc_chain(post, n_iter=6, n_burnin=3, seed=0, k_warmup=30, h_init=0.05, h_final=0.05)
+    post = TreePosterior(X, y, "classification", True, n_classes=3, prior=TreePrior(alpha=0.9, beta=1.0))
+    out = rjhmc_chain(post, n_iter=6, n_burnin=3, seed=0,
+                      sampler=RJHMCSettings(k_warmup=30, h_init=0.05, h_final=0.05))
     for P in out["leaf_probs"]:
         np.testing.assert_allclose(P.sum(1), 1.0)
 
@@ -167,8 +168,8 @@ def test_cgm_classification_marginal_is_beta_function():
 
 def test_cgm_chain_finds_the_step_and_is_reproducible():
     X, y = _small_regression(n=80)
-    a = cgm_chain(X, y, "regression", n_iter=400, n_burnin=200, seed=0, alpha=0.45, beta=2.5)
-    b = cgm_chain(X, y, "regression", n_iter=400, n_burnin=200, seed=0, alpha=0.45, beta=2.5)
+    a = cgm_chain(X, y, "regression", n_iter=400, n_burnin=200, seed=0, prior=CGMPrior(alpha=0.45, beta=2.5))
+    b = cgm_chain(X, y, "regression", n_iter=400, n_burnin=200, seed=0, prior=CGMPrior(alpha=0.45, beta=2.5))
     np.testing.assert_array_equal(a["n_leaves"], b["n_leaves"])
     assert np.median(a["n_leaves"][200:]) >= 2
     t = a["trees"][-1]
@@ -190,9 +191,13 @@ def test_sampler_bad_inputs():
     with pytest.raises(ValueError, match="n_iter"):
         rjhmc_chain(post, n_iter=-1, n_burnin=0, seed=0)
     with pytest.raises(ValueError, match="sampling_probs"):
-        rjhmc_chain(post, n_iter=2, n_burnin=0, seed=0, sampling_probs=(0.0, 0.5, 0.5))
+        rjhmc_chain(post, n_iter=2, n_burnin=0, seed=0, sampler=RJHMCSettings(sampling_probs=(0.0, 0.5, 0.5)))
     with pytest.raises(ValueError, match="alpha"):
-        TreePosterior(X, y, "regression", False, alpha=1.5)
+        TreePosterior(X, y, "regression", False, prior=TreePrior(alpha=1.5))
+    with pytest.raises(TypeError, match="prior must be a TreePrior"):
+        TreePosterior(X, y, "regression", False, prior=CGMPrior())
+    with pytest.raises(TypeError, match="sampler must be an RJHMCSettings"):
+        rjhmc_chain(post, n_iter=2, n_burnin=0, seed=0, sampler={"k_warmup": 10})
     with pytest.raises(ValueError, match="NaN|infinity"):
         TreePosterior(np.full_like(X, np.nan), y, "regression", False)
     with pytest.raises(ValueError, match="task"):
@@ -221,7 +226,8 @@ def test_bad_trees_and_vectors_are_refused_before_the_kernels():
     bad.feature[0] = 99  # a tree edited by hand
     for call in (lambda: predict_hard_tree(bad, np.zeros((2, 3))), lambda: post.logp_grad(bad, theta, 0.1),
                  lambda: run_tree_nuts(post, bad, theta, n_warmup=5),
-                 lambda: rjhmc_chain(post, n_iter=2, n_burnin=1, seed=0, k_warmup=2, init=(bad, 1.0))):
+                 lambda: rjhmc_chain(post, n_iter=2, n_burnin=1, seed=0, sampler=RJHMCSettings(k_warmup=2),
+                                     init=(bad, 1.0))):
         with pytest.raises(ValueError, match="feature 99"):
             call()
     bad = tree.copy()
@@ -239,7 +245,15 @@ def test_bad_trees_and_vectors_are_refused_before_the_kernels():
 
 
 @pytest.mark.parametrize("call, err, match", [
-    (lambda X, y: cgm_chain(X, y, "regression", n_iter=5, n_burnin=1, seed=0, alpha=2), ValueError, "alpha"),
+    (lambda X, y: cgm_chain(X, y, "regression", n_iter=5, n_burnin=1, seed=0, prior=CGMPrior(alpha=2)),
+     ValueError, "alpha"),
+    (lambda X, y: cgm_chain(X, y, "regression", n_iter=5, n_burnin=1, seed=0, prior=TreePrior()),
+     TypeError, "prior must be a CGMPrior"),
+    (lambda X, y: CGMPrior(nu=0.0), ValueError, "nu"),
+    (lambda X, y: CGMPrior(mubar=np.nan), ValueError, "mubar"),
+    (lambda X, y: RJHMCSettings(max_tree_depth=2.5), TypeError, "max_tree_depth"),
+    (lambda X, y: RJHMCSettings(target_accept=1.0), ValueError, "target_accept"),
+    (lambda X, y: TreePrior(mu_loc="0"), TypeError, "mu_loc"),
     (lambda X, y: cgm_chain(X[:, 0], y, "regression", n_iter=5, n_burnin=1, seed=0), ValueError, "2-D"),
     (lambda X, y: cgm_chain(X, y, "Regression", n_iter=5, n_burnin=1, seed=0), ValueError, "task"),
     (lambda X, y: cgm_chain(np.where(X > 0.5, np.nan, X), y, "regression", n_iter=5, n_burnin=1, seed=0),
@@ -253,7 +267,7 @@ def test_bad_trees_and_vectors_are_refused_before_the_kernels():
     (lambda X, y: run_tree_nuts("post", SoftTree(3), np.zeros(2), n_warmup=2), TypeError, "posterior"),
     (lambda X, y: _propose_move(_post(), SoftTree(3), "grow", (0.5, 0.25, 0.25), 0), TypeError, "rng"),
     (lambda X, y: rjhmc_chain(_post(), n_iter=2, n_burnin=1, seed=-1), ValueError, "seed"),
-    (lambda X, y: rjhmc_chain(_post(), n_iter=2, n_burnin=1, seed=0, prune_start="x"), ValueError, "prune_start"),
+    (lambda X, y: RJHMCSettings(prune_start="x"), ValueError, "prune_start"),
     (lambda X, y: softness_schedule(-1), ValueError, "n_warmup"),
     (lambda X, y: log_tree_prior(SoftTree(2), 1.5, 1.0), ValueError, "alpha"),
 ])
@@ -309,7 +323,7 @@ def test_chain_results_are_typed_records():
     rng = np.random.default_rng(0)
     X, y = rng.random((30, 2)), rng.normal(size=30)
     post = TreePosterior(X, y, "regression", use_simplex=False)
-    for out in (rjhmc_chain(post, n_iter=3, n_burnin=1, seed=0, k_warmup=5),
+    for out in (rjhmc_chain(post, n_iter=3, n_burnin=1, seed=0, sampler=RJHMCSettings(k_warmup=5)),
                 cgm_chain(X, y, "regression", n_iter=20, n_burnin=10, seed=0)):
         assert isinstance(out, ChainResult)
         assert out["n_leaves"] is out.n_leaves and len(out.trees) == out.sigmas.shape[0]

@@ -3,7 +3,7 @@
 numba's ``cache=True`` keys a cached function on its own source file only; ``tabular_trees``
 keys it on a hash of all of the package's sources (``tabular_trees/_numba_cache.py``). The test
 copies the package to a temporary directory, runs a ``bayes`` function whose compiled code
-inlines ``bayes.soft_tree._sigmoid`` (``TreePosterior.logp_grad``, whose kernel in ``posterior.py``
+inlines ``bayes.soft_tree._sigmoid`` (``TreePosterior.logp_grad``, whose kernel in ``_posterior_kernels.py``
 decodes thresholds with it), edits
 ``_sigmoid`` and runs it again in a fresh process. With numba's plain per-file keying the
 second run returns the stale value (checked too, so the test shows what it guards against).
@@ -62,11 +62,11 @@ def test_edit_of_inlined_helper_takes_effect_after_reimport(tmp_path, plain):
     root, soft_tree = _copy(tmp_path)
     before = _run(root, plain)
     assert math.isfinite(before)
-    assert list((soft_tree.parent / "__pycache__").glob("posterior.*.nbi")), "nothing was cached"
+    assert list((soft_tree.parent / "__pycache__").glob("_posterior_kernels.*.nbi")), "nothing was cached"
     _edit_sigmoid(soft_tree)
     after = _run(root, plain)
     if plain:
-        # what the package-wide key prevents: posterior.py did not change, its stale code runs
+        # what the package-wide key prevents: _posterior_kernels.py did not change, its stale code runs
         assert after == before
     else:
         assert after != before

@@ -21,13 +21,15 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-from .._validation import as_1d_target, as_float_matrix, as_regression_target, check_int, check_option, check_real
+from .._validation import as_1d_target, as_float_matrix, as_regression_target, check_int, check_option
+from ._codes import MOVE_CHANGE, MOVE_CODE, MOVE_GROW, MOVE_NAMES, MOVE_PRUNE, MOVE_SWAP
+from ._settings import CGMPrior, _check_probs
 from .rjhmc import ChainResult
 from .soft_tree import SoftTree
 
 __all__ = ["cgm_chain"]
 
-_MOVE_CODE = {"grow": 0, "prune": 1, "change": 3, "swap": 4}
+_CGM_MOVES = tuple(MOVE_NAMES[c] for c in (MOVE_GROW, MOVE_PRUNE, MOVE_CHANGE, MOVE_SWAP))  # as move_probs orders them
 
 
 def _node_rows(tree, X):
@@ -150,8 +152,7 @@ def _leaf_summary(tree, X, y, task, hyper):
     return t, probs
 
 
-def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95, beta=1.0,
-              move_probs=(0.25, 0.25, 0.4, 0.1), nu=3.0, lam=None, a=1.0 / 3.0, mubar=None, class_alpha=1.0,
+def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, prior=None, move_probs=(0.25, 0.25, 0.4, 0.1),
               callback=None, likelihood=True):
     """One CGM Metropolis–Hastings chain; returns its samples and traces as a ``ChainResult`` like :func:`rjhmc_chain`.
 
@@ -163,14 +164,12 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
     task : {"regression", "classification"}
     n_iter, n_burnin : int
     seed : int or Generator
-    alpha, beta : float
-        Tree prior α(1+d)^−β.
+    prior : CGMPrior or None, default=None
+        Tree prior α(1+d)^−β and the leaf priors (regression: ν, λ, a, μ̄, defaults ν = 3,
+        λ = var(y), a = 1/3, μ̄ = mean(y); classification: the Dirichlet concentration);
+        ``None`` means ``CGMPrior()``.
     move_probs : 4 floats
         Grow, prune, change, swap.
-    nu, lam, a, mubar : float
-        Regression prior (defaults ν = 3, λ = var(y), a = 1/3, μ̄ = mean(y)).
-    class_alpha : float
-        Dirichlet concentration for classification leaves.
     callback : callable, optional
         Called with the iteration number after every iteration.
     likelihood : bool, default=True
@@ -181,7 +180,7 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
     Examples
     --------
     >>> rng = np.random.default_rng(0); X = rng.random((60, 1)); y = 2.0 * (X[:, 0] > 0.5) + 0.1 * rng.normal(size=60)
-    >>> out = cgm_chain(X, y, "regression", n_iter=200, n_burnin=100, seed=0, alpha=0.45, beta=2.5)
+    >>> out = cgm_chain(X, y, "regression", n_iter=200, n_burnin=100, seed=0)
     >>> int(np.median(out["n_leaves"][100:])) >= 2
     True
     """
@@ -192,29 +191,23 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
     if not isinstance(seed, np.random.Generator):
         seed = check_int(seed, "seed", min_val=0)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    alpha = check_real(alpha, "alpha", min_val=0.0, max_val=1.0, include_boundaries="neither")
-    beta = check_real(beta, "beta", min_val=0.0)
+    if prior is None:
+        prior = CGMPrior()
+    if not isinstance(prior, CGMPrior):
+        raise TypeError(f"prior must be a CGMPrior or None, got {type(prior).__name__}.")
+    alpha, beta = prior.alpha, prior.beta
     if not isinstance(likelihood, (bool, np.bool_)):
         raise TypeError(f"likelihood must be True or False, got {likelihood!r}.")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable or None, got {callback!r}.")
-    try:
-        p = np.asarray(move_probs, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError("move_probs must be four floats [grow, prune, change, swap].") from None
-    if p.shape != (4,) or not np.all(np.isfinite(p)) or np.any(p < 0) or p[0] <= 0 or p[1] <= 0 \
-            or abs(p.sum() - 1.0) > 1e-8:
-        raise ValueError("move_probs must be four probabilities [grow, prune, change, swap] summing to 1 with "
-                         f"grow, prune > 0, got {move_probs!r}.")
+    p = np.asarray(_check_probs(move_probs, "move_probs", 4, "[grow, prune, change, swap]"))
     if task == "regression":
         y = as_regression_target(y, X.shape[0])
-        check_real(nu, "nu", min_val=0.0, include_boundaries="neither")
-        check_real(a, "a", min_val=0.0, include_boundaries="neither")
-        lam = float(np.var(y)) if lam is None else check_real(lam, "lam", min_val=0.0, include_boundaries="neither")
+        lam = float(np.var(y)) if prior.lam is None else prior.lam
         if not lam > 0:
-            raise ValueError("y is constant, so lam = var(y) = 0; pass a positive lam or a varying y.")
-        mubar = float(np.mean(y)) if mubar is None else check_real(mubar, "mubar")
-        hyper = (float(nu), lam, float(a), mubar)
+            raise ValueError("y is constant, so lam = var(y) = 0; pass a positive CGMPrior(lam=...) or a varying y.")
+        mubar = float(np.mean(y)) if prior.mubar is None else prior.mubar
+        hyper = (prior.nu, lam, prior.a, mubar)
     else:
         y = as_1d_target(y, X.shape[0])
         if y.dtype.kind not in "iu":
@@ -224,7 +217,7 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
         if y.min() < 0 or y.max() >= M:
             raise ValueError(f"class codes must lie in 0..{M - 1}; encode labels with numpy.unique first.")
         y = np.ascontiguousarray(y, dtype=np.int64)
-        hyper = (M, check_real(class_alpha, "class_alpha", min_val=0.0, include_boundaries="neither"))
+        hyper = (M, prior.class_alpha)
     if likelihood:
         marginal = _cgm_log_marginal
     else:
@@ -240,7 +233,7 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
     tr_la = np.full(n_iter, np.nan)
     trees, leaf_probs = [], []
     for it in range(n_iter):
-        move = ("grow", "prune", "change", "swap")[int(rng.choice(4, p=p))]
+        move = _CGM_MOVES[int(rng.choice(4, p=p))]
         new, log_q = None, 0.0
         if move == "grow":
             leaves = [k for k in tree.leaves() if _available(X, rows[k])]
@@ -296,7 +289,7 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, alpha=0.95,
                     tree, rows, lpost, accept = new, new_rows, lp_new, True
         tr_leaves[it] = tree.n_leaves
         tr_lp[it] = lpost
-        tr_move[it] = _MOVE_CODE[move]
+        tr_move[it] = MOVE_CODE[move]
         tr_acc[it] = accept
         if it >= n_burnin:
             t, probs = _leaf_summary(tree, X, y, task, hyper)

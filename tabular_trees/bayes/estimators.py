@@ -8,7 +8,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._validation import as_class_target, as_regression_target, check_int, check_option, check_real
+from .._validation import as_class_target, as_regression_target, check_int, check_option
+from ._codes import MOVE_NAMES
+from ._settings import CGMPrior, RJHMCSettings, TreePrior
 from .cgm import cgm_chain
 from .posterior import TreePosterior
 from .rjhmc import rjhmc_chain
@@ -18,7 +20,6 @@ __all__ = ["BayesianTreeRegressor", "BayesianTreeClassifier"]
 
 _METHODS = ("hmc-df", "hmc-dfi", "cgm")
 _Y_GRID = 2.0**20
-_DEFAULT_H = {"hmc-df": (0.001, 0.001), "hmc-dfi": (0.01, 0.001)}  # Table 4, CGM data
 
 
 def _import_tqdm():
@@ -40,15 +41,6 @@ def _column_or_1d(y):
     if len(shape) == 2 and shape[1] == 1:
         return column_or_1d(y, warn=True)
     return y
-
-
-def _check_probs(p, name):
-    p = np.asarray(p, dtype=np.float64)
-    if p.shape != (3,) or not np.all(np.isfinite(p)) or np.any(p < 0) or p[0] <= 0 or p[1] <= 0:
-        raise ValueError(f"{name} must be three non-negative probabilities [grow, prune, stay] with grow, prune > 0, got {p!r}.")
-    if abs(p.sum() - 1.0) > 1e-8:
-        raise ValueError(f"{name} must sum to 1, got {p.sum()}.")
-    return tuple(float(v) for v in p)
 
 
 def _chain_seeds(random_state, n_chains):
@@ -79,29 +71,16 @@ class _BayesianTreeBase(BaseEstimator):
     _task = None
 
     def __init__(self, method="hmc-df", n_iter=1000, n_burnin=500, random_state=None, *, n_chains=1, n_jobs=None,
-                 k_warmup=500, h_init=None, h_final=None, alpha=0.45, beta=2.5,
-                 warmup_probs=(0.5, 0.25, 0.25), sampling_probs=(0.2, 0.2, 0.6), max_tree_depth=10,
-                 mu_loc=0.0, mu_scale=1.0, sigma_a=1.5, sigma_b=1.5, progress=False, prune_start="paper"):
+                 prior=None, sampler=None, progress=False):
         self.method = method
         self.n_iter = n_iter
         self.n_burnin = n_burnin
         self.random_state = random_state
         self.n_chains = n_chains
         self.n_jobs = n_jobs
-        self.k_warmup = k_warmup
-        self.h_init = h_init
-        self.h_final = h_final
-        self.alpha = alpha
-        self.beta = beta
-        self.warmup_probs = warmup_probs
-        self.sampling_probs = sampling_probs
-        self.max_tree_depth = max_tree_depth
-        self.mu_loc = mu_loc
-        self.mu_scale = mu_scale
-        self.sigma_a = sigma_a
-        self.sigma_b = sigma_b
+        self.prior = prior
+        self.sampler = sampler
         self.progress = progress
-        self.prune_start = prune_start
 
     # ------------------------------------------------------------------ fitting
     def _validate_params_(self):
@@ -112,30 +91,24 @@ class _BayesianTreeBase(BaseEstimator):
             raise ValueError(f"n_burnin ({n_burnin}) must be smaller than n_iter ({n_iter}); "
                              "n_iter counts all iterations including burn-in.")
         check_int(self.n_chains, "n_chains", min_val=1, max_val=10**4)
-        check_int(self.k_warmup, "k_warmup", min_val=0, max_val=10**6)
-        check_int(self.max_tree_depth, "max_tree_depth", min_val=1, max_val=30)
-        a = check_real(self.alpha, "alpha", min_val=0.0, max_val=1.0, include_boundaries="neither")
-        b = check_real(self.beta, "beta", min_val=0.0)
-        h0, h1 = _DEFAULT_H.get(self.method, (0.01, 0.01))
-        h0 = h0 if self.h_init is None else check_real(self.h_init, "h_init", min_val=0.0, include_boundaries="neither")
-        h1 = h1 if self.h_final is None else check_real(self.h_final, "h_final", min_val=0.0, include_boundaries="neither")
-        check_real(self.mu_loc, "mu_loc")
-        check_real(self.mu_scale, "mu_scale", min_val=0.0, include_boundaries="neither")
-        check_real(self.sigma_a, "sigma_a", min_val=0.0, include_boundaries="neither")
-        check_real(self.sigma_b, "sigma_b", min_val=0.0, include_boundaries="neither")
-        check_option(self.prune_start, "prune_start", {"paper", "reference"})
+        prior = TreePrior() if self.prior is None else self.prior
+        if not isinstance(prior, TreePrior):
+            raise TypeError(f"prior must be a TreePrior or None, got {type(prior).__name__} {prior!r}; "
+                            "e.g. prior=TreePrior(alpha=0.45, beta=2.5).")
+        sampler = RJHMCSettings() if self.sampler is None else self.sampler
+        if not isinstance(sampler, RJHMCSettings):
+            raise TypeError(f"sampler must be an RJHMCSettings or None, got {type(sampler).__name__} {sampler!r}; "
+                            "e.g. sampler=RJHMCSettings(k_warmup=100).")
         if not isinstance(self.progress, (bool, np.bool_)):
             raise TypeError(f"progress must be True or False, got {self.progress!r}.")
-        wp = _check_probs(self.warmup_probs, "warmup_probs")
-        sp = _check_probs(self.sampling_probs, "sampling_probs")
-        return n_iter, n_burnin, a, b, h0, h1, wp, sp
+        return n_iter, n_burnin, prior, sampler
 
     def _validate_X(self, X, reset):
         """X through scikit-learn's ``validate_data`` (feature names and counts, finite floats)."""
         return validate_data(self, X, reset=reset, dtype=np.float64, order="C", ensure_min_samples=1)
 
     def _fit(self, X, y_codes, n_classes):
-        n_iter, n_burnin, a, b, h0, h1, wp, sp = self._validate_params_()
+        n_iter, n_burnin, prior, sampler = self._validate_params_()
         self.x_min_ = X.min(axis=0)
         with np.errstate(over="ignore"):
             rng_ = X.max(axis=0) - self.x_min_
@@ -146,16 +119,13 @@ class _BayesianTreeBase(BaseEstimator):
         rngs = _chain_seeds(self.random_state, self.n_chains)
         if self.method == "cgm":
             kind = "cgm"
-            common = dict(n_iter=n_iter, n_burnin=n_burnin, alpha=a, beta=b)
+            common = dict(n_iter=n_iter, n_burnin=n_burnin, prior=CGMPrior(alpha=prior.alpha, beta=prior.beta))
             jobs = [(Xs, y_codes, self._task, n_classes) for _ in rngs]
         else:
             kind = "rjhmc"
             post = TreePosterior(Xs, y_codes, self._task, use_simplex=self.method == "hmc-dfi", n_classes=n_classes,
-                                 mu_loc=float(self.mu_loc), mu_scale=float(self.mu_scale), sigma_a=float(self.sigma_a),
-                                 sigma_b=float(self.sigma_b), alpha=a, beta=b)
-            common = dict(n_iter=n_iter, n_burnin=n_burnin, k_warmup=self.k_warmup, h_init=h0, h_final=h1,
-                          warmup_probs=wp, sampling_probs=sp, max_tree_depth=self.max_tree_depth,
-                          prune_start=self.prune_start)
+                                 prior=prior)
+            common = dict(n_iter=n_iter, n_burnin=n_burnin, sampler=sampler)
             jobs = [(post,) for _ in rngs]
         sequential = self.n_chains == 1 or self.n_jobs in (None, 1)
         if sequential:
@@ -186,7 +156,7 @@ class _BayesianTreeBase(BaseEstimator):
         self.accepted_ = np.array([c["accepted"] for c in chains])
         self.divergences_ = np.array([c["divergences"] for c in chains])
         acc = {}
-        for k, name in enumerate(("grow", "prune", "stay", "change", "swap")):
+        for k, name in enumerate(MOVE_NAMES):
             mask = self.moves_ == k
             if mask.any():
                 acc[name] = float(self.accepted_[mask].mean())
@@ -266,27 +236,23 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
     n_chains : int, default=1
     n_jobs : int or None
         Chains run in parallel with joblib (loky) when ``n_jobs != 1``.
-    k_warmup : int, default=500
-        NUTS warm-up steps on each side of every jump (the paper's setting).
-    h_init, h_final : float or None
-        Split softness schedule; ``None`` uses Table 4's CGM values (HMC-DF 0.001 → 0.001,
-        HMC-DFI 0.01 → 0.001).
-    alpha, beta : float
-        Tree prior p_split(d) = α(1+d)^−β, ``0 < alpha < 1``.
-    warmup_probs, sampling_probs : sequence of 3 floats
-        ``[p_grow, p_prune, p_stay]`` in burn-in and sampling.
-    max_tree_depth : int, default=10
-        NUTS tree-depth limit.
-    mu_loc, mu_scale, sigma_a, sigma_b : float
-        Priors μ_k ~ N(mu_loc, mu_scale²) and σ ~ InverseGamma(sigma_a, sigma_b) (paper: 0, 1, 1.5, 1.5).
-        They act on the scale the chains see: the standardised target when ``standardize_y=True``
-        (the default), the raw target otherwise. Unused by ``method="cgm"`` (its conjugate prior
-        is scaled by the data, so CGM's posterior over trees does not depend on the units of y).
+    prior : TreePrior or None, default=None
+        Tree prior p_split(d) = α(1+d)^−β and the priors μ_k ~ N(mu_loc, mu_scale²),
+        σ ~ InverseGamma(sigma_a, sigma_b); ``None`` means ``TreePrior()`` (the paper's values
+        for the CGM data: α = 0.45, β = 2.5, 0, 1, 1.5, 1.5). The priors of μ and σ act on the
+        scale the chains see: the standardised target when ``standardize_y=True`` (the
+        default), the raw target otherwise. ``method="cgm"`` uses only α and β (its conjugate
+        leaf prior is scaled by the data, so CGM's posterior over trees does not depend on the
+        units of y).
+    sampler : RJHMCSettings or None, default=None
+        NUTS warm-up steps on each side of every jump (``k_warmup``, 500 as in the paper), the
+        split-softness schedule (``h_init``, ``h_final``; ``None`` uses Table 4's CGM values,
+        HMC-DF 0.001 → 0.001, HMC-DFI 0.01 → 0.001), the move probabilities in burn-in and
+        sampling, NUTS's tree-depth limit and target acceptance, and ``prune_start`` (where the
+        NUTS run after a prune starts: the paper's rule or the authors' code's positional copy,
+        see ``rjhmc_chain``); ``None`` means ``RJHMCSettings()``. Ignored by ``method="cgm"``.
     progress : bool, default=False
         Show a tqdm progress bar (tqdm must be installed).
-    prune_start : {"paper", "reference"}, default="paper"
-        Where the NUTS run after a prune starts (HMC methods): the paper's rule, or the authors'
-        code's positional copy (see ``rjhmc_chain``). Ignored by ``method="cgm"``.
     standardize_y : bool, default=True
         Fit the chains to ``(y - mean(y)) / std(y)`` and map predictions back, so that the
         paper's priors (μ ~ N(0, 1), σ ~ InverseGamma(1.5, 1.5)) are sensible for a target in
@@ -316,7 +282,9 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
     --------
     >>> from tabular_trees.datasets import make_cgm
     >>> Xtr, ytr, Xte, yte = make_cgm(n_train=100, n_test=50, random_state=0)
-    >>> reg = BayesianTreeRegressor(n_iter=6, n_burnin=3, k_warmup=30, h_init=0.05, h_final=0.05, random_state=0)
+    >>> from tabular_trees.bayes import RJHMCSettings
+    >>> settings = RJHMCSettings(k_warmup=30, h_init=0.05, h_final=0.05)
+    >>> reg = BayesianTreeRegressor(n_iter=6, n_burnin=3, random_state=0, sampler=settings)
     >>> reg.fit(Xtr, ytr).predict(Xte).shape
     (50,)
     """
@@ -324,15 +292,9 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
     _task = "regression"
 
     def __init__(self, method="hmc-df", n_iter=1000, n_burnin=500, random_state=None, *, n_chains=1, n_jobs=None,
-                 k_warmup=500, h_init=None, h_final=None, alpha=0.45, beta=2.5,
-                 warmup_probs=(0.5, 0.25, 0.25), sampling_probs=(0.2, 0.2, 0.6), max_tree_depth=10,
-                 mu_loc=0.0, mu_scale=1.0, sigma_a=1.5, sigma_b=1.5, progress=False, prune_start="paper",
-                 standardize_y=True):
+                 prior=None, sampler=None, progress=False, standardize_y=True):
         super().__init__(method=method, n_iter=n_iter, n_burnin=n_burnin, random_state=random_state,
-                         n_chains=n_chains, n_jobs=n_jobs, k_warmup=k_warmup, h_init=h_init, h_final=h_final,
-                         alpha=alpha, beta=beta, warmup_probs=warmup_probs, sampling_probs=sampling_probs,
-                         max_tree_depth=max_tree_depth, mu_loc=mu_loc, mu_scale=mu_scale, sigma_a=sigma_a,
-                         sigma_b=sigma_b, progress=progress, prune_start=prune_start)
+                         n_chains=n_chains, n_jobs=n_jobs, prior=prior, sampler=sampler, progress=progress)
         self.standardize_y = standardize_y
 
     def __sklearn_tags__(self):
@@ -420,7 +382,9 @@ class BayesianTreeClassifier(ClassifierMixin, _BayesianTreeBase):
     --------
     >>> from sklearn.datasets import load_iris
     >>> X, y = load_iris(return_X_y=True)
-    >>> clf = BayesianTreeClassifier(n_iter=6, n_burnin=3, k_warmup=30, h_init=0.05, h_final=0.05, random_state=0)
+    >>> from tabular_trees.bayes import RJHMCSettings
+    >>> settings = RJHMCSettings(k_warmup=30, h_init=0.05, h_final=0.05)
+    >>> clf = BayesianTreeClassifier(n_iter=6, n_burnin=3, random_state=0, sampler=settings)
     >>> clf.fit(X, y).predict_proba(X[:2]).shape
     (2, 3)
     """

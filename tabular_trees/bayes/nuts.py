@@ -17,7 +17,10 @@
   random order, by Liu's (1996) Metropolised Gibbs step.
 
 Everything runs on a flat parameter vector with the log-density chosen by an
-integer model code, so the compiled code is reused for every tree topology.
+integer model code, so the compiled code is reused for every tree topology. The
+compiled functions take their state as named tuples: the density to sample
+(``_Target``: data, topology and workspace), the run's settings (``_NutsConfig``) and
+the arrays it fills (``_NutsOutput``).
 Randomness comes from numba's generator seeded inside the compiled function, so a
 run is a deterministic function of its ``seed``.
 """
@@ -25,16 +28,32 @@ run is a deterministic function of its ``seed``.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numba
 import numpy as np
 
 from .._validation import check_int, check_real
-from .posterior import GAUSS, _log_posterior_ws, _new_workspace
+from ._codes import GAUSS
+from ._posterior_kernels import _log_posterior_ws, _new_workspace, _Topology, _TreeData
 
 __all__ = ["softness_schedule", "run_tree_nuts"]
 
 _MAX_DELTA_H = 1000.0
+
+_Target = namedtuple("_Target", "data topo ws")
+_Target.__doc__ = """The density NUTS samples: a ``_TreeData``, a ``_Topology`` and the run's workspace
+(``_new_workspace``); the softness h, which the warm-up changes, travels beside it."""
+
+_NutsConfig = namedtuple("_NutsConfig", "max_depth target_accept win_start win_end ramp_start ramp_end "
+                                        "h_init h_final gibbs")
+_NutsConfig.__doc__ = """Settings of one NUTS run: tree-depth limit, target acceptance, the mass-matrix
+windows (first and last step of each, ``_schedule_arrays``), the h ramp (first and last
+step, −1 for none), h at its start and end, and whether split indices get Gibbs updates."""
+
+_NutsOutput = namedtuple("_NutsOutput", "samples feat_samples lps info")
+_NutsOutput.__doc__ = """Arrays a NUTS run fills: draws (n_samples, dim), split indices (n_samples, n_nodes),
+log-densities (n_samples,) and ``info`` (6,), see ``_run_nuts``."""
 
 
 def _adaptation_schedule(n_warmup):
@@ -92,21 +111,17 @@ def softness_schedule(n_warmup):
 
 
 @numba.njit(cache=True, inline="always")
-def _lp(theta, grad, need_grad, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos,
-        leaf_pos, hyp, alpha_cls, wsp):
-    return _log_posterior_ws(theta, grad, model, need_grad, True, h, X, w, ysum, yss, ycnt, left,
-                            right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+def _lp(theta, grad, need_grad, h, tgt):
+    return _log_posterior_ws(theta, grad, need_grad, True, h, tgt.data, tgt.topo, tgt.ws)
 
 
 @numba.njit(cache=True, inline="always")
-def _leapfrog(theta, r, grad, eps, inv_mass, model, h, X, w, ysum, yss, ycnt, left, right, feature,
-              int_pos, leaf_pos, hyp, alpha_cls, wsp):
+def _leapfrog(theta, r, grad, eps, inv_mass, h, tgt):
     d = theta.shape[0]
     for i in range(d):
         r[i] += 0.5 * eps * grad[i]
         theta[i] += eps * inv_mass[i] * r[i]
-    lp = _lp(theta, grad, True, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos,
-             leaf_pos, hyp, alpha_cls, wsp)
+    lp = _lp(theta, grad, True, h, tgt)
     for i in range(d):
         r[i] += 0.5 * eps * grad[i]
     return lp
@@ -163,8 +178,7 @@ def _copy3(a, b, c, a_src, b_src, c_src):
 
 
 @numba.njit(cache=True)
-def _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, model, h, X, w, ysum, yss, ycnt, left,
-                     right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats):
+def _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, h, tgt, stats):
     """One multinomial-NUTS transition; updates theta/grad in place, returns the new log-density.
 
     ``stats`` receives [mean acceptance statistic, tree depth, n_leapfrog, diverged].
@@ -201,8 +215,7 @@ def _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, model, h, X, w, 
         turning = False
         n_sub = 1 << depth
         for i in range(n_sub):
-            lpi = _leapfrog(th, r, g, direction * eps, inv_mass, model, h, X, w, ysum, yss, ycnt, left,
-                            right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+            lpi = _leapfrog(th, r, g, direction * eps, inv_mass, h, tgt)
             dH = -lpi + _kinetic(r, inv_mass) - H0
             if not (dH == dH):
                 dH = np.inf
@@ -256,8 +269,7 @@ def _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, model, h, X, w, 
 
 
 @numba.njit(cache=True)
-def _reasonable_step_size(eps, theta, lp, grad, inv_mass, model, h, X, w, ysum, yss, ycnt, left, right,
-                          feature, int_pos, leaf_pos, hyp, alpha_cls, wsp):
+def _reasonable_step_size(eps, theta, lp, grad, inv_mass, h, tgt):
     d = theta.shape[0]
     th = np.empty(d); r = np.empty(d); g = np.empty(d)
     last_dir = 0
@@ -269,8 +281,7 @@ def _reasonable_step_size(eps, theta, lp, grad, inv_mass, model, h, X, w, ysum, 
         for i in range(d):
             r[i] = np.random.standard_normal() / math.sqrt(inv_mass[i])
         H0 = -lp + _kinetic(r, inv_mass)
-        lpn = _leapfrog(th, r, g, eps, inv_mass, model, h, X, w, ysum, yss, ycnt, left, right, feature,
-                        int_pos, leaf_pos, hyp, alpha_cls, wsp)
+        lpn = _leapfrog(th, r, g, eps, inv_mass, h, tgt)
         dH = -lpn + _kinetic(r, inv_mass) - H0
         new_dir = 1 if target < -dH else -1  # NaN → -1
         last_dir = direction
@@ -283,9 +294,11 @@ def _reasonable_step_size(eps, theta, lp, grad, inv_mass, model, h, X, w, ysum, 
 
 
 @numba.njit(cache=True)
-def _gibbs_features(theta, lp, grad, model, h, n_features, X, w, ysum, yss, ycnt, left, right, feature,
-                    int_pos, leaf_pos, hyp, alpha_cls, wsp):
-    """Liu's Metropolised Gibbs update of every split index, in random order (HMC-DF)."""
+def _gibbs_features(theta, lp, grad, h, tgt):
+    """Liu's Metropolised Gibbs update of every split index, in random order (HMC-DF);
+    the split indices are ``tgt.topo.feature``, updated in place."""
+    n_features = tgt.data.X.shape[1]
+    left, feature = tgt.topo.left, tgt.topo.feature
     n_nodes = left.shape[0]
     inner = np.empty(n_nodes, dtype=np.int64)
     k = 0
@@ -304,8 +317,7 @@ def _gibbs_features(theta, lp, grad, model, h, n_features, X, w, ysum, yss, ycnt
                 lps[f] = lp
             else:
                 feature[n] = f
-                lps[f] = _lp(theta, grad, False, model, h, X, w, ysum, yss, ycnt, left, right, feature,
-                             int_pos, leaf_pos, hyp, alpha_cls, wsp)
+                lps[f] = _lp(theta, grad, False, h, tgt)
         feature[n] = cur
         # log(1 - π(cur)) relative to the normaliser, via the other values
         mx = -np.inf
@@ -336,53 +348,50 @@ def _gibbs_features(theta, lp, grad, model, h, n_features, X, w, ysum, yss, ycnt
             feature[n] = prop
             lp = lps[prop]
             changed += 1
-    lp = _lp(theta, grad, True, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos,
-             leaf_pos, hyp, alpha_cls, wsp)
+    lp = _lp(theta, grad, True, h, tgt)
     return lp
 
 
 @numba.njit(cache=True, inline="always")
-def _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, max_depth, gibbs, n_features, d, model, h, X, w, ysum, yss,
-                     ycnt, left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats):
+def _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, h, cfg, tgt, stats):
     """One sampler step, shared by warm-up and sampling: a Gibbs update of the split features
     (HMC-DF only), then one NUTS transition of the continuous parameters (its statistics in ``stats``)."""
-    if gibbs and n_features > 1:
-        lp = _gibbs_features(theta, lp, grad, model, h, n_features, X, w, ysum, yss, ycnt, left, right,
-                             feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
-    if d > 0:
-        lp = _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, model, h, X, w, ysum, yss, ycnt,
-                              left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats)
+    if cfg.gibbs and tgt.data.X.shape[1] > 1:
+        lp = _gibbs_features(theta, lp, grad, h, tgt)
+    if theta.shape[0] > 0:
+        lp = _nuts_transition(theta, lp, grad, eps, inv_mass, cfg.max_depth, h, tgt, stats)
     return lp
 
 
 @numba.njit(cache=True)
-def _run_nuts(theta0, seed, n_warmup, n_samples, max_depth, target_accept, win_start, win_end,
-              ramp_start, ramp_end, h_init, h_final, gibbs, n_features, model, X, w, ysum, yss, ycnt,
-              left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, samples, feat_samples, lps, info):
-    """Warm-up with adaptation then ``n_samples`` draws.
+def _run_nuts(theta0, seed, n_warmup, n_samples, cfg, data, topo, out):
+    """Warm-up with adaptation then ``n_samples`` draws of the density given by ``data``
+    (``_TreeData``) and ``topo`` (``_Topology``; its split indices are updated in place for
+    HMC-DF), with the settings ``cfg`` (``_NutsConfig``); the draws go to ``out`` (``_NutsOutput``).
 
-    ``info`` receives [divergences in warm-up, divergences in sampling, final step size,
+    ``out.info`` receives [divergences in warm-up, divergences in sampling, final step size,
     mean acceptance statistic while sampling, total leapfrog steps, final h].
     """
     np.random.seed(seed)
     d = theta0.shape[0]
+    target_accept, win_end, ramp_start, ramp_end = cfg.target_accept, cfg.win_end, cfg.ramp_start, cfg.ramp_end
+    h_init, h_final = cfg.h_init, cfg.h_final
+    samples, feat_samples, lps, info = out.samples, out.feat_samples, out.lps, out.info
     # one workspace for every density evaluation of the run (nothing is allocated per call)
-    wsp = _new_workspace(X, left.shape[0], model, ycnt)
+    tgt = _Target(data, topo, _new_workspace(data, topo.left.shape[0]))
     theta = theta0.copy()
     grad = np.zeros(d)
     inv_mass = np.ones(d)
     stats = np.zeros(4)
     h = h_init if n_warmup > 0 else h_final
-    lp = _lp(theta, grad, True, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos, leaf_pos,
-             hyp, alpha_cls, wsp)
+    lp = _lp(theta, grad, True, h, tgt)
     n_div_w = 0.0
     n_div_s = 0.0
     n_leap = 0.0
     eps = 1.0
-    n_win = win_start.shape[0]
+    n_win = cfg.win_start.shape[0]
     if d > 0 and n_warmup > 0:
-        eps = _reasonable_step_size(1.0, theta, lp, grad, inv_mass, model, h, X, w, ysum, yss, ycnt, left,
-                                    right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+        eps = _reasonable_step_size(1.0, theta, lp, grad, inv_mass, h, tgt)
     # dual averaging state
     mu = math.log(10.0 * eps)
     x_avg = 0.0
@@ -397,8 +406,7 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, max_depth, target_accept, win_s
     if ramp_end >= ramp_start and ramp_start >= 0:
         h_step = (h_final - h_init) / (ramp_end - ramp_start + 1)
     for t in range(n_warmup):
-        lp = _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, max_depth, gibbs, n_features, d, model, h, X, w,
-                              ysum, yss, ycnt, left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats)
+        lp = _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, h, cfg, tgt, stats)
         if d > 0:
             n_div_w += stats[3]
             n_leap += stats[2]
@@ -415,8 +423,7 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, max_depth, target_accept, win_s
             h = h + h_step
             if t == ramp_end:
                 h = h_final
-            lp = _lp(theta, grad, True, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos,
-                     leaf_pos, hyp, alpha_cls, wsp)
+            lp = _lp(theta, grad, True, h, tgt)
         # mass matrix windows
         middle = 0 < win < n_win - 1
         if middle and d > 0:
@@ -433,8 +440,7 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, max_depth, target_accept, win_s
                 wm[:] = 0.0
                 wm2[:] = 0.0
                 wn = 0
-                eps = _reasonable_step_size(eps, theta, lp, grad, inv_mass, model, h, X, w, ysum, yss, ycnt,
-                                            left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp)
+                eps = _reasonable_step_size(eps, theta, lp, grad, inv_mass, h, tgt)
                 mu = math.log(10.0) + math.log(eps)
                 x_avg = 0.0
                 g_avg = 0.0
@@ -442,18 +448,16 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, max_depth, target_accept, win_s
             win += 1
     if h != h_final:
         h = h_final
-        lp = _lp(theta, grad, True, model, h, X, w, ysum, yss, ycnt, left, right, feature, int_pos, leaf_pos,
-                 hyp, alpha_cls, wsp)
+        lp = _lp(theta, grad, True, h, tgt)
     acc_sum = 0.0
     for s in range(n_samples):
-        lp = _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, max_depth, gibbs, n_features, d, model, h, X, w,
-                              ysum, yss, ycnt, left, right, feature, int_pos, leaf_pos, hyp, alpha_cls, wsp, stats)
+        lp = _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, h, cfg, tgt, stats)
         if d > 0:
             n_div_s += stats[3]
             n_leap += stats[2]
             acc_sum += stats[0]
         samples[s, :] = theta
-        feat_samples[s, :] = feature
+        feat_samples[s, :] = topo.feature
         lps[s] = lp
     info[0] = n_div_w
     info[1] = n_div_s
@@ -527,17 +531,12 @@ def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_i
                         "got None.")
     (theta0,) = posterior._check(tree, theta0, theta_name="theta0")
     ws, we, rs, re = _schedule_arrays(n_warmup)
-    feature = tree.feature.copy()
-    int_pos, leaf_pos = posterior.positions(tree)
-    samples = np.zeros((n_samples, theta0.shape[0]))
-    feats = np.zeros((n_samples, tree.n_nodes), dtype=np.int64)
-    lps = np.zeros(n_samples)
-    info = np.zeros(6)
-    inv_mass = _run_nuts(theta0, int(seed), n_warmup, n_samples, max_tree_depth, target_accept, ws, we, rs, re,
-                         h_init, h_final, not posterior.use_simplex, posterior.n_features, posterior.model,
-                         posterior.X, posterior.w, posterior.ysum, posterior.yss, posterior.ycnt, tree.left,
-                         tree.right, feature, int_pos, leaf_pos, posterior.hyp, posterior.alpha_cls, samples,
-                         feats, lps, info)
+    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, rs, re, h_init, h_final, not posterior.use_simplex)
+    out = _NutsOutput(np.zeros((n_samples, theta0.shape[0])), np.zeros((n_samples, tree.n_nodes), dtype=np.int64),
+                      np.zeros(n_samples), np.zeros(6))
+    topo = posterior._topology(tree, feature=tree.feature.copy())
+    inv_mass = _run_nuts(theta0, int(seed), n_warmup, n_samples, cfg, posterior._data_record(), topo, out)
+    samples, feats, lps, info = out
     return samples, feats, lps, dict(divergences_warmup=int(info[0]), divergences=int(info[1]), step_size=info[2],
                                      accept_stat=info[3], n_leapfrog=int(info[4]), h=info[5], inverse_mass=inv_mass)
 
@@ -561,12 +560,12 @@ def _sample_gaussian(mean, cov, *, n_warmup=500, n_samples=1000, seed=0, max_tre
     n_samples = check_int(n_samples, "n_samples", min_val=1)
     ws, we, rs, re = _schedule_arrays(n_warmup)
     i1 = np.zeros(1, dtype=np.int64)
-    samples = np.zeros((n_samples, d))
-    feats = np.zeros((n_samples, 1), dtype=np.int64)
-    lps = np.zeros(n_samples)
-    info = np.zeros(6)
-    inv_mass = _run_nuts(mean * 0.0 + 3.0, int(seed), n_warmup, n_samples, max_tree_depth, target_accept, ws, we, -1,
-                         -1, 1.0, 1.0, False, 1, GAUSS, prec, np.zeros(1), mean, np.zeros(1), np.zeros((1, 1)),
-                         i1 - 1, i1 - 1, i1.copy(), i1, i1, np.zeros(5), np.ones(1), samples, feats, lps, info)
+    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, -1, -1, 1.0, 1.0, False)
+    data = _TreeData(GAUSS, prec, np.zeros(1), mean, np.zeros(1), np.zeros((1, 1)), np.zeros(5), np.ones(1))
+    topo = _Topology(i1 - 1, i1 - 1, i1.copy(), i1, i1)
+    out = _NutsOutput(np.zeros((n_samples, d)), np.zeros((n_samples, 1), dtype=np.int64), np.zeros(n_samples),
+                      np.zeros(6))
+    inv_mass = _run_nuts(mean * 0.0 + 3.0, int(seed), n_warmup, n_samples, cfg, data, topo, out)
+    samples, info = out.samples, out.info
     return samples, dict(divergences_warmup=int(info[0]), divergences=int(info[1]), step_size=info[2],
                          accept_stat=info[3], n_leapfrog=int(info[4]), inverse_mass=inv_mass)

@@ -29,14 +29,16 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-from .._validation import check_int, check_option, check_real
+from .._validation import check_int
+from ._codes import MOVE_CODE, MOVE_GROW, MOVE_NAMES, MOVE_STAY
+from ._settings import RJHMCSettings
 from .nuts import run_tree_nuts
 from .posterior import TreePosterior
 from .soft_tree import SoftTree, _check_tree
 
 __all__ = ["rjhmc_chain"]
 
-_MOVES = ("grow", "prune", "stay")
+_MOVES = MOVE_NAMES[MOVE_GROW:MOVE_STAY + 1]  # the moves RJHMC-Tree proposes
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -54,8 +56,9 @@ class ChainResult:
     leaf_probs : list of ndarray
         Classification: leaf class probabilities of each kept sample.
     n_leaves, log_posterior, move, accepted, log_alpha, divergences, divergences_warmup : ndarray of shape (n_iter,)
-        Per-iteration traces; ``move`` codes are 0 grow, 1 prune, 2 stay (RJHMC) and 3 change,
-        4 swap (CGM); ``log_alpha`` is the log acceptance ratio of the iteration's proposal
+        Per-iteration traces; ``move`` codes (named in ``_codes``: ``MOVE_NAMES[code]``) are
+        0 grow, 1 prune, 2 stay (RJHMC) and 3 change, 4 swap (CGM); ``log_alpha`` is the log
+        acceptance ratio of the iteration's proposal
         (NaN where none was evaluated).
     h : float
         Split softness of the kept samples (NaN for CGM's hard trees).
@@ -206,9 +209,8 @@ def _init_state(posterior, rng):
     return posterior.unpack(tree, theta)
 
 
-def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01, h_final=0.001,
-                warmup_probs=(0.5, 0.25, 0.25), sampling_probs=(0.2, 0.2, 0.6), max_tree_depth=10,
-                target_accept=0.8, callback=None, record_topologies=False, init=None, prune_start="paper"):
+def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, callback=None, record_topologies=False,
+                init=None):
     """Run one RJHMC-Tree chain (Algorithm 1) and return its samples and traces.
 
     Parameters
@@ -218,12 +220,17 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
         Total iterations and how many of them are burn-in (Eq. 19 rule, warm-up move
         probabilities); samples are kept after burn-in.
     seed : int or numpy Generator
-    k_warmup : int, default=500
-        NUTS warm-up steps on each side of a jump (one draw follows).
-    h_init, h_final : float
-        Split softness schedule (Eq. 20).
-    warmup_probs, sampling_probs : tuple of 3 floats
-        ``[p_grow, p_prune, p_stay]``.
+    sampler : RJHMCSettings or None, default=None
+        NUTS warm-up length ``k_warmup``, the softness schedule ``h_init`` → ``h_final``
+        (Eq. 20), the move probabilities, NUTS's ``max_tree_depth`` and ``target_accept`` and
+        ``prune_start``; ``None`` means ``RJHMCSettings()``. ``prune_start="paper"`` (§3.4.1
+        of the paper): after a prune every surviving node keeps its own split and threshold,
+        the merged leaf its left child's value. ``"reference"``: the authors' code's
+        positional copy — internal nodes in pre-order and leaves left to right receive the
+        current tree's values *by position*, which after a prune shifts every split after
+        the pruned node (and every leaf value after the merged leaf) by one place. The
+        acceptance ratio is unchanged (it uses the pruned node's parameters in both cases),
+        so ``"reference"`` changes only where the proposal's NUTS run starts.
     callback : callable, optional
         Called with the iteration number after every iteration (progress bars).
     init : tuple (SoftTree, sigma) or None
@@ -236,15 +243,6 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
         Also return ``visited``: per iteration, the (current, proposed) trees the two
         NUTS runs were applied to (used by the benchmark to time the reference design
         on exactly the same topologies).
-    prune_start : {"paper", "reference"}, default="paper"
-        Starting point of the second NUTS run after a prune. ``"paper"`` (§3.4.1 of the
-        paper): every surviving node keeps its own split and threshold, the merged leaf
-        its left child's value. ``"reference"``: the authors' code's positional copy —
-        internal nodes in pre-order and leaves left to right receive the current tree's
-        values *by position*, which after a prune shifts every split after the pruned
-        node (and every leaf value after the merged leaf) by one place. The acceptance
-        ratio is unchanged (it uses the pruned node's parameters in both cases), so
-        ``"reference"`` changes only where the proposal's NUTS run starts.
 
     Notes
     -----
@@ -264,8 +262,10 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
     --------
     >>> from tabular_trees.bayes.posterior import TreePosterior
     >>> rng = np.random.default_rng(0); X = rng.random((40, 1)); y = 2.0 * (X[:, 0] > 0.5)
-    >>> post = TreePosterior(X, y, "regression", use_simplex=False, alpha=0.45, beta=2.5)
-    >>> out = rjhmc_chain(post, n_iter=4, n_burnin=2, seed=0, k_warmup=30, h_init=0.05, h_final=0.05)
+    >>> from tabular_trees.bayes import RJHMCSettings, TreePrior
+    >>> post = TreePosterior(X, y, "regression", use_simplex=False, prior=TreePrior(alpha=0.45, beta=2.5))
+    >>> out = rjhmc_chain(post, n_iter=4, n_burnin=2, seed=0,
+    ...                   sampler=RJHMCSettings(k_warmup=30, h_init=0.05, h_final=0.05))
     >>> len(out["trees"]), out["n_leaves"].shape
     (2, (4,))
     """
@@ -273,23 +273,16 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
         raise TypeError(f"posterior must be a TreePosterior, got {type(posterior).__name__}.")
     n_iter = check_int(n_iter, "n_iter", min_val=1, max_val=10**6)
     n_burnin = check_int(n_burnin, "n_burnin", min_val=0, max_val=n_iter)
-    check_int(k_warmup, "k_warmup", min_val=0, max_val=10**6)
-    h_init = check_real(h_init, "h_init", min_val=0.0, include_boundaries="neither")
-    h_final = check_real(h_final, "h_final", min_val=0.0, include_boundaries="neither")
-    check_int(max_tree_depth, "max_tree_depth", min_val=1, max_val=30)
-    check_real(target_accept, "target_accept", min_val=0.0, max_val=1.0, include_boundaries="neither")
-    check_option(prune_start, "prune_start", {"paper", "reference"})
+    if sampler is None:
+        sampler = RJHMCSettings()
+    if not isinstance(sampler, RJHMCSettings):
+        raise TypeError(f"sampler must be an RJHMCSettings or None, got {type(sampler).__name__}.")
+    h_init, h_final = sampler.softness(posterior.use_simplex)
+    warmup_probs, sampling_probs, prune_start = sampler.warmup_probs, sampler.sampling_probs, sampler.prune_start
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable or None, got {callback!r}.")
     if not isinstance(seed, np.random.Generator):
         seed = check_int(seed, "seed", min_val=0)
-    for name, pr in (("warmup_probs", warmup_probs), ("sampling_probs", sampling_probs)):
-        try:
-            pr = np.asarray(pr, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must be three floats [p_grow, p_prune, p_stay].") from None
-        if pr.shape != (3,) or not np.all(np.isfinite(pr)) or np.any(pr < 0) or pr[0] <= 0 or pr[1] <= 0 or abs(pr.sum() - 1) > 1e-8:
-            raise ValueError(f"{name} must be [p_grow, p_prune, p_stay] summing to 1 with p_grow, p_prune > 0.")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     if init is None:
         tree, sigma = _init_state(posterior, rng)
@@ -316,8 +309,8 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
     tr_div_w = np.zeros(n_iter, dtype=np.int64)
     trees, sigmas, leaf_probs = [], [], []
     visited = []
-    nuts_kw = dict(n_warmup=k_warmup, n_samples=1, h_init=h_init, h_final=h_final, max_tree_depth=max_tree_depth,
-                   target_accept=target_accept)
+    nuts_kw = dict(n_warmup=sampler.k_warmup, n_samples=1, h_init=h_init, h_final=h_final,
+                   max_tree_depth=sampler.max_tree_depth, target_accept=sampler.target_accept)
     for it in range(n_iter):
         burn = it < n_burnin
         probs = warmup_probs if burn else sampling_probs
@@ -352,7 +345,7 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, k_warmup=500, h_init=0.01,
             tree, theta, sigma, lp_x = tree3, theta3, sigma3, lp_x3
         tr_leaves[it] = tree.n_leaves
         tr_lp[it] = lp_x
-        tr_move[it] = _MOVES.index(move)
+        tr_move[it] = MOVE_CODE[move]
         tr_acc[it] = accept
         tr_la[it] = log_alpha
         tr_div[it] = info1["divergences"] + info2["divergences"]

@@ -1,0 +1,546 @@
+"""The compiled log-posterior kernels of soft decision trees, with analytic gradients.
+
+``TreePosterior`` (``posterior.py``) is their Python front end; NUTS (``nuts.py``) calls
+``_log_posterior_ws`` directly. The kernels receive their state as named tuples
+(``_TreeData``: data and hyperparameters; ``_Topology``: the tree) and a workspace whose
+row layout ``_ws_layout`` defines.
+
+Models (integer codes, named in ``_codes``, so one compiled kernel serves every topology):
+
+* ``REG_DF`` (0) / ``REG_DFI`` (1): Gaussian likelihood (Eq. 12) with leaf means μ
+  and one shared σ;
+* ``CLF_DF`` (2) / ``CLF_DFI`` (3): Dirichlet–multinomial likelihood on soft
+  counts (Eq. 10), *with* the per-leaf normalising constant
+  ``lgamma(A) - Σ_m lgamma(α_m)``;
+* ``GAUSS`` (9): a multivariate Gaussian test target (used to test NUTS).
+
+The priors and the layout of the flat vector θ are described in ``posterior.py``; the
+kernels evaluate the density of θ (``jacobian=True``: with the log-Jacobians of the
+unconstrained transforms) and its gradient.
+
+Gradients are computed in one forward sweep (probability of reaching each node)
+and one backward sweep: with ``s_n`` the expected leaf value below node n,
+``∂(Σ_k φ_k v_k)/∂z_j = φ_j ψ_j (1 − ψ_j)(s_right − s_left)`` for the split
+argument ``z_j = (x_κ − τ_j)/h`` (for classification s_k is the derivative of the
+leaf's Dirichlet–multinomial term with respect to a row's soft count). Both sweeps run
+node by node over all rows at once (loops that LLVM vectorises, with a branch-free
+logistic), in a workspace the sampler allocates once per run
+(``_log_posterior_ws``); sums use a fixed order, so results do not depend on how
+numba compiled the code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numba
+import numpy as np
+from llvmlite import ir as llvm_ir
+from numba.core import types
+from numba.extending import intrinsic
+
+from ._codes import CLF_DF, CLF_DFI, GAUSS, REG_DF, REG_DFI
+from ._simplex import _stick_backward, _stick_forward
+from .soft_tree import _sigmoid
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+
+@numba.njit(cache=True)
+def _digamma(x):
+    r = 0.0
+    while x < 6.0:
+        r -= 1.0 / x
+        x += 1.0
+    f = 1.0 / (x * x)
+    t = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132)))))
+    return r + math.log(x) - 0.5 / x + t
+
+
+
+_POW2_NEG = np.array([2.0 ** -k for k in range(64)])
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+# Taylor coefficients 1/k! of exp on |r| <= ln2/2 (degree 13: truncation error < 1e-17 relative)
+
+
+_C0, _C1, _C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9, _C10, _C11, _C12, _C13 = (1.0 / math.factorial(k)
+                                                                         for k in range(14))
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """Fused multiply-add ``a*b + c`` (LLVM's llvm.fma: one rounding, vectorisable, and the
+    same result however the caller is compiled, unlike a fast-math contraction)."""
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        dbl = llvm_ir.DoubleType()
+        fn = builder.module.declare_intrinsic("llvm.fma", [dbl], llvm_ir.FunctionType(dbl, [dbl, dbl, dbl]))
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _sigmoid_rows(z, out, zmax):
+    """``out[g] = logistic(z[g])`` for all g, branch-free so that LLVM vectorises the loop.
+
+    ``z`` is clipped to ±``zmax`` (40: beyond it the logistic equals 0 or 1 to double
+    precision and is set so); e^{−|z|} is evaluated as 2^{−k}·e^{r} with Cody–Waite
+    reduction (|r| ≤ ln2/2) and a degree-13 Taylor polynomial, relative error ~2e-16
+    (numba has no vector exp; a scalar libm call per row would cost 4–5× more).
+    """
+    tab = _POW2_NEG
+    for g in range(z.shape[0]):
+        zz = z[g]
+        zc = zz if zz < zmax else zmax
+        zc = zc if zc > -zmax else -zmax
+        a = zc if zc < 0.0 else -zc
+        k = np.floor(a * _LOG2E + 0.5)
+        r = (a - k * _LN2_HI) - k * _LN2_LO
+        pr = _fma(_C13, r, _C12)
+        pr = _fma(pr, r, _C11)
+        pr = _fma(pr, r, _C10)
+        pr = _fma(pr, r, _C9)
+        pr = _fma(pr, r, _C8)
+        pr = _fma(pr, r, _C7)
+        pr = _fma(pr, r, _C6)
+        pr = _fma(pr, r, _C5)
+        pr = _fma(pr, r, _C4)
+        pr = _fma(pr, r, _C3)
+        pr = _fma(pr, r, _C2)
+        pr = _fma(pr, r, _C1)
+        pr = _fma(pr, r, _C0)
+        e = pr * tab[np.int64(-k)]
+        s = (1.0 if zc >= 0.0 else e) / (1.0 + e)
+        s = 0.0 if zz < -zmax else s
+        s = 1.0 if zz > zmax else s
+        out[g] = s
+
+
+# ---------------------------------------------------------------------------- records
+# The compiled code receives its state as a few named tuples (numba compiles them as
+# structs, and caches functions taking them like any other argument type).
+
+_TreeData = namedtuple("_TreeData", "model X w ysum yss ycnt hyp alpha_cls")
+_TreeData.__doc__ = """The data and hyperparameters of one posterior (``TreePosterior.data_record``).
+
+``model``: a model code (``_codes``); ``X`` (G, p): unique scaled rows; ``w`` (G,) their
+multiplicities; ``ysum``, ``yss`` (G,): per-row sums of y and y² (regression); ``ycnt``
+(G, M): class counts (classification); ``hyp = [μ₀, s_μ, a_σ, b_σ, α_Δ]``; ``alpha_cls``
+(M,): the Dirichlet concentration of the class probabilities. For ``GAUSS``, ``X`` is the
+precision matrix and ``ysum`` the mean."""
+
+_Topology = namedtuple("_Topology", "left right feature int_pos leaf_pos")
+_Topology.__doc__ = """A tree's topology in flat arrays: children (−1 at leaves), split indices
+(updated in place by the Gibbs step of HMC-DF) and each node's position among the internal
+nodes / leaves (−1 elsewhere), which places its parameters in θ."""
+
+_WsLayout = namedtuple("_WsLayout", "PHI PSI S SIMP GSIMP TAU GTAU XV DP GY TMP DD XT YT")
+_WsLayout.__doc__ = """First row of each block of the workspace (see ``_ws_layout``)."""
+
+
+@numba.njit(cache=True, inline="always")
+def _is_regression(model):
+    return model == REG_DF or model == REG_DFI
+
+
+@numba.njit(cache=True, inline="always")
+def _uses_simplex(model):
+    return model == REG_DFI or model == CLF_DFI
+
+
+@numba.njit(cache=True, inline="always")
+def _ws_layout(n_nodes, p):
+    """The workspace's row layout, the one place it is defined (one column per data row).
+
+    Blocks of ``n_nodes`` rows, one row per node: φ (probability of reaching the node,
+    ``PHI``), ψ (its split's logistic, ``PSI``), s (subtree values, ``S``), the simplex Δ and
+    its gradient (``SIMP``, ``GSIMP``; column f = feature f); single rows holding one value
+    per node: τ (``TAU``), its gradient (``GTAU``); scratch rows ``XV`` (split arguments),
+    ``DP`` (per-row weights of the output's gradient), ``GY`` (stick-breaking gradient),
+    ``TMP``; a block ``DD`` of per-leaf class counts / digamma terms; then ``X.T`` (``XT``,
+    p rows) and, for classification, ``ycnt.T`` (``YT``, M rows).
+    """
+    return _WsLayout(0, n_nodes, 2 * n_nodes, 3 * n_nodes, 4 * n_nodes, 5 * n_nodes, 5 * n_nodes + 1,
+                     5 * n_nodes + 2, 5 * n_nodes + 3, 5 * n_nodes + 4, 5 * n_nodes + 5, 6 * n_nodes + 6,
+                     7 * n_nodes + 8, 7 * n_nodes + 8 + p)
+
+
+@numba.njit(cache=True)
+def _fill_transposed(X, ws, base):
+    for f in range(X.shape[1]):
+        for g in range(X.shape[0]):
+            ws[base + f, g] = X[g, f]
+
+
+@numba.njit(cache=True)
+def _new_workspace(data, n_nodes):
+    """Workspace for ``_log_posterior_ws`` on ``data`` (a ``_TreeData``) and trees of
+    ``n_nodes`` nodes, laid out by ``_ws_layout``, with ``X.T`` and ``ycnt.T`` filled in."""
+    G, p = data.X.shape
+    M = data.ycnt.shape[1] if data.model == CLF_DF or data.model == CLF_DFI else 0
+    lay = _ws_layout(n_nodes, p)
+    ws = np.zeros((lay.YT + M, max(n_nodes, G, p, M, 1)))
+    if data.model != GAUSS:
+        _fill_transposed(data.X, ws, lay.XT)
+    if M > 0:
+        _fill_transposed(data.ycnt, ws, lay.YT)
+    return ws
+
+
+@numba.njit(cache=True)
+def _rsum(x, n):
+    """Sum of ``x[:n]`` with eight interleaved partial sums: a fixed summation order
+    (results do not depend on how the code was compiled) that still pipelines well."""
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
+    g = 0
+    while g + 8 <= n:
+        a0 += x[g]
+        a1 += x[g + 1]
+        a2 += x[g + 2]
+        a3 += x[g + 3]
+        a4 += x[g + 4]
+        a5 += x[g + 5]
+        a6 += x[g + 6]
+        a7 += x[g + 7]
+        g += 8
+    while g < n:
+        a0 += x[g]
+        g += 1
+    return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws):
+    """Forward sweep over all rows, node by node: ψ (row ``PSI + n``) and the probability
+    φ of reaching every node (row ``PHI + n``); parents precede children."""
+    n_nodes = left.shape[0]
+    lay = _ws_layout(n_nodes, p)
+    PHI, PSI, SIMP, TAU, XV, XT = lay.PHI, lay.PSI, lay.SIMP, lay.TAU, lay.XV, lay.XT
+    xv = ws[XV, :G]
+    phi0 = ws[PHI, :G]
+    for g in range(G):
+        phi0[g] = 1.0
+    for n in range(n_nodes):
+        ln = left[n]
+        if ln < 0:
+            continue
+        rn = right[n]
+        tn = ws[TAU, n]
+        if use_simplex:
+            x0 = ws[XT, :G]
+            c = ws[SIMP + n, 0]
+            for g in range(G):
+                xv[g] = x0[g] * c
+            for f in range(1, p):
+                xf = ws[XT + f, :G]
+                c = ws[SIMP + n, f]
+                for g in range(G):
+                    xv[g] += xf[g] * c
+            for g in range(G):
+                xv[g] = (xv[g] - tn) * inv_h
+        else:
+            xf = ws[XT + feature[n], :G]
+            for g in range(G):
+                xv[g] = (xf[g] - tn) * inv_h
+        psi_n = ws[PSI + n, :G]
+        _sigmoid_rows(xv, psi_n, 40.0)
+        phi_n = ws[PHI + n, :G]
+        phi_l = ws[PHI + ln, :G]
+        phi_r = ws[PHI + rn, :G]
+        for g in range(G):
+            pr = phi_n[g] * psi_n[g]
+            phi_r[g] = pr
+            phi_l[g] = phi_n[g] - pr
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _subtree_values(G, p, left, right, ws):
+    """Backward sweep: s_n = (1 − ψ_n) s_left + ψ_n s_right for every internal node, given
+    the leaves' rows ``S + k`` (children follow their parent, so a descending loop works)."""
+    n_nodes = left.shape[0]
+    lay = _ws_layout(n_nodes, p)
+    PSI, S = lay.PSI, lay.S
+    for n in range(n_nodes - 1, -1, -1):
+        ln = left[n]
+        if ln < 0:
+            continue
+        s_n = ws[S + n, :G]
+        s_l = ws[S + ln, :G]
+        s_r = ws[S + right[n], :G]
+        psi_n = ws[PSI + n, :G]
+        for g in range(G):
+            s_n[g] = s_l[g] + psi_n[g] * (s_r[g] - s_l[g])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _split_gradients(use_simplex, inv_h, G, p, left, right, ws):
+    """Gradients of Σ_g dp_g · (output of row g) w.r.t. every τ_n and Δ_n (rows ``GTAU``,
+    ``GSIMP + n``), from φ, ψ, the subtree values s and the row weights dp (row ``DP``):
+    ∂/∂z_n = dp φ_n ψ_n (1 − ψ_n)(s_right − s_left), z_n = (x·Δ_n − τ_n)/h."""
+    n_nodes = left.shape[0]
+    lay = _ws_layout(n_nodes, p)
+    PHI, PSI, S, GSIMP, GTAU, XV, DP, TMP, XT = (lay.PHI, lay.PSI, lay.S, lay.GSIMP, lay.GTAU, lay.XV, lay.DP,
+                                                 lay.TMP, lay.XT)
+    xv = ws[XV, :G]
+    tmp = ws[TMP, :G]
+    dp = ws[DP, :G]
+    for n in range(n_nodes):
+        ln = left[n]
+        if ln < 0:
+            continue
+        phi_n = ws[PHI + n, :G]
+        psi_n = ws[PSI + n, :G]
+        s_l = ws[S + ln, :G]
+        s_r = ws[S + right[n], :G]
+        for g in range(G):
+            ps = psi_n[g]
+            xv[g] = dp[g] * phi_n[g] * (ps - ps * ps) * (s_r[g] - s_l[g])
+        ws[GTAU, n] = -_rsum(xv, G) * inv_h
+        if use_simplex:
+            for f in range(p):
+                xf = ws[XT + f, :G]
+                for g in range(G):
+                    tmp[g] = xv[g] * xf[g]
+                ws[GSIMP + n, f] = _rsum(tmp, G) * inv_h
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _clf_rows(use_simplex, h, data, topo, need_grad, ws):
+    """Dirichlet–multinomial log-likelihood on soft counts over all rows, node by node.
+
+    Per leaf k with soft counts C_km = Σ_g φ_k(x_g) n_gm: lgamma(A) − Σ_m lgamma(α_m)
+    + Σ_m lgamma(C_km + α_m) − lgamma(Σ_m C_km + A). Fills the τ/Δ gradients like
+    ``_reg_rows``, with leaf values s_k(g) = Σ_m n_gm ∂/∂C_km.
+    """
+    G, p = data.X.shape
+    alpha_cls = data.alpha_cls
+    left, right, feature = topo.left, topo.right, topo.feature
+    n_nodes = left.shape[0]
+    M = alpha_cls.shape[0]
+    lay = _ws_layout(n_nodes, p)
+    S, DP, TMP, DD, YT = lay.S, lay.DP, lay.TMP, lay.DD, lay.YT
+    inv_h = 1.0 / h
+    tmp = ws[TMP, :G]
+    _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws)
+    A = 0.0
+    lg_alpha = 0.0
+    for m in range(M):
+        A += alpha_cls[m]
+        lg_alpha += math.lgamma(alpha_cls[m])
+    lp = 0.0
+    for n in range(n_nodes):
+        if left[n] >= 0:
+            continue
+        phi_n = ws[lay.PHI + n, :G]
+        tot = 0.0
+        for m in range(M):
+            ym = ws[YT + m, :G]
+            for g in range(G):
+                tmp[g] = ym[g] * phi_n[g]
+            c = _rsum(tmp, G)
+            ws[DD + n, m] = c
+            tot += c
+            lp += math.lgamma(c + alpha_cls[m])
+        lp += math.lgamma(A) - lg_alpha - math.lgamma(tot + A)
+        if need_grad:
+            dg = _digamma(tot + A)
+            for m in range(M):
+                ws[DD + n, m] = _digamma(ws[DD + n, m] + alpha_cls[m]) - dg
+    if need_grad:
+        for n in range(n_nodes):
+            if left[n] >= 0:
+                continue
+            s_n = ws[S + n, :G]
+            for g in range(G):
+                s_n[g] = 0.0
+            for m in range(M):
+                ym = ws[YT + m, :G]
+                d = ws[DD + n, m]
+                for g in range(G):
+                    s_n[g] += ym[g] * d
+        _subtree_values(G, p, left, right, ws)
+        dp = ws[DP, :G]
+        for g in range(G):
+            dp[g] = 1.0
+        _split_gradients(use_simplex, inv_h, G, p, left, right, ws)
+    return lp
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _reg_rows(theta, grad, need_grad, use_simplex, h, data, topo, off_mu, inv_s2, ws):
+    """Regression likelihood over all rows, node by node (vectorised over rows).
+
+    Returns ``(q_tot, n_tot)``, the weighted residual sum of squares and the number of
+    rows, from which the caller forms the Gaussian log-likelihood; fills the gradient
+    of μ and the τ/Δ-gradients ``g_tau`` / ``g_simp`` held in the workspace.
+    """
+    G, p = data.X.shape
+    w, ysum, yss = data.w, data.ysum, data.yss
+    left, right, feature, leaf_pos = topo.left, topo.right, topo.feature, topo.leaf_pos
+    n_nodes = left.shape[0]
+    lay = _ws_layout(n_nodes, p)
+    PHI, S, DP, TMP = lay.PHI, lay.S, lay.DP, lay.TMP
+    inv_h = 1.0 / h
+    tmp = ws[TMP, :G]
+    dp = ws[DP, :G]
+    _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws)
+    for n in range(n_nodes):
+        if left[n] < 0:
+            m = theta[off_mu + leaf_pos[n]]
+            s_n = ws[S + n, :G]
+            for g in range(G):
+                s_n[g] = m
+    _subtree_values(G, p, left, right, ws)
+    pred = ws[S, :G]
+    for g in range(G):
+        pg = pred[g]
+        tmp[g] = w[g] * pg * pg - 2.0 * pg * ysum[g] + yss[g]
+        dp[g] = -(w[g] * pg - ysum[g]) * inv_s2
+    q_tot = _rsum(tmp, G)
+    n_tot = _rsum(w, G)
+    if need_grad:
+        for n in range(n_nodes):
+            ln = left[n]
+            phi_n = ws[PHI + n, :G]
+            if ln < 0:
+                for g in range(G):
+                    tmp[g] = dp[g] * phi_n[g]
+                grad[off_mu + leaf_pos[n]] += _rsum(tmp, G)
+        _split_gradients(use_simplex, inv_h, G, p, left, right, ws)
+    return q_tot, n_tot
+
+
+@numba.njit(cache=True)
+def _log_posterior_ws(theta, grad, need_grad, jacobian, h, data, topo, ws):
+    """``_log_posterior_kernel`` with a caller-owned workspace ``ws``.
+
+    ``ws`` comes from ``_new_workspace`` for this data and number of nodes (its
+    last rows hold ``X.T`` and ``ycnt.T``); nothing is allocated per call, so NUTS can
+    evaluate the density millions of times cheaply.
+    """
+    model, X, hyp = data.model, data.X, data.hyp
+    left, int_pos, leaf_pos = topo.left, topo.int_pos, topo.leaf_pos
+    d = theta.shape[0]
+    if need_grad:
+        for i in range(d):
+            grad[i] = 0.0
+    if model == GAUSS:
+        # Gaussian test target: X = precision matrix, ysum = mean.
+        mean = data.ysum
+        lp = 0.0
+        for i in range(d):
+            acc = 0.0
+            for j in range(d):
+                acc += X[i, j] * (theta[j] - mean[j])
+            lp -= 0.5 * (theta[i] - mean[i]) * acc
+            if need_grad:
+                grad[i] = -acc
+        return lp
+
+    regression = _is_regression(model)
+    use_simplex = _uses_simplex(model)
+    G, p = X.shape
+    n_nodes = left.shape[0]
+    lay = _ws_layout(n_nodes, p)
+    SIMP, GSIMP, TAU, GTAU, GY = lay.SIMP, lay.GSIMP, lay.TAU, lay.GTAU, lay.GY
+    n_int = 0
+    for n in range(n_nodes):
+        if left[n] >= 0:
+            n_int += 1
+    n_leaf = n_nodes - n_int
+    off_mu = n_int + (n_int * (p - 1) if use_simplex else 0)
+    off_sig = off_mu + n_leaf
+
+    lp = 0.0
+    dir_const = 0.0
+    a = hyp[4]
+    if use_simplex:
+        dir_const = math.lgamma(p * a) - p * math.lgamma(a)
+    log_p = math.log(p)
+    # ---- decode thresholds (and simplices) of the internal nodes
+    for n in range(n_nodes):
+        if left[n] >= 0:
+            u = theta[int_pos[n]]
+            t = _sigmoid(u)
+            t = min(max(t, 1e-300), 1.0 - 1e-16)
+            ws[TAU, n] = t
+            if jacobian:
+                lp += math.log(t) + math.log(max(_sigmoid(-u), 1e-300))
+            if use_simplex:
+                j = int_pos[n]
+                lj = _stick_forward(theta[n_int + j * (p - 1): n_int + (j + 1) * (p - 1)], ws[SIMP + n, :p])
+                if jacobian:
+                    lp += lj
+                lp += dir_const
+                if a != 1.0:
+                    for f in range(p):
+                        lp += (a - 1.0) * math.log(max(ws[SIMP + n, f], 1e-300))
+            else:
+                lp -= log_p
+    if regression:
+        mu0 = hyp[0]
+        smu = hyp[1]
+        a_s = hyp[2]
+        b_s = hyp[3]
+        logsig = theta[off_sig]
+        if not (-300.0 < logsig < 300.0):
+            # σ² would under- or overflow: zero density (NUTS reports a divergence; prior-only runs reach here)
+            return -np.inf
+        sig = math.exp(logsig)
+        inv_s2 = 1.0 / (sig * sig)
+        # priors
+        lsmu = math.log(smu) + 0.5 * _LOG_2PI
+        for n in range(n_nodes):
+            if left[n] < 0:
+                m = theta[off_mu + leaf_pos[n]]
+                zz = (m - mu0) / smu
+                lp += -0.5 * zz * zz - lsmu
+                if need_grad:
+                    grad[off_mu + leaf_pos[n]] += -zz / smu
+        lp += a_s * math.log(b_s) - math.lgamma(a_s) - (a_s + 1.0) * logsig - b_s / sig
+        if jacobian:
+            lp += logsig
+        g_logsig = -(a_s + 1.0) + b_s / sig + (1.0 if jacobian else 0.0)
+        q_tot, n_tot = _reg_rows(theta, grad, need_grad, use_simplex, h, data, topo, off_mu, inv_s2, ws)
+        lp += -0.5 * n_tot * (_LOG_2PI + 2.0 * logsig) - 0.5 * q_tot * inv_s2
+        if need_grad:
+            grad[off_sig] = g_logsig - n_tot + q_tot * inv_s2
+    else:
+        lp += _clf_rows(use_simplex, h, data, topo, need_grad, ws)
+    # ---- chain rule to unconstrained coordinates
+    if need_grad:
+        gy = ws[GY, :max(p - 1, 1)]
+        for n in range(n_nodes):
+            if left[n] >= 0:
+                j = int_pos[n]
+                t = ws[TAU, n]
+                grad[j] += ws[GTAU, n] * t * (1.0 - t)
+                if jacobian:
+                    grad[j] += 1.0 - 2.0 * t
+                if use_simplex:
+                    if a != 1.0:
+                        for f in range(p):
+                            ws[GSIMP + n, f] += (a - 1.0) / max(ws[SIMP + n, f], 1e-300)
+                    _stick_backward(theta[n_int + j * (p - 1): n_int + (j + 1) * (p - 1)], ws[SIMP + n, :p],
+                                    ws[GSIMP + n, :p], gy, jacobian)
+                    for f in range(p - 1):
+                        grad[n_int + j * (p - 1) + f] += gy[f]
+    return lp
+
+
+@numba.njit(cache=True)
+def _log_posterior_kernel(theta, grad, need_grad, jacobian, h, data, topo):
+    """Log-density (and gradient into ``grad``) of the flat vector ``theta`` for the data
+    record ``data`` (``_TreeData``) and the tree ``topo`` (``_Topology``). Allocates a
+    workspace per call; samplers use ``_log_posterior_ws`` with one workspace."""
+    ws = _new_workspace(data, topo.left.shape[0])
+    return _log_posterior_ws(theta, grad, need_grad, jacobian, h, data, topo, ws)
+
+
+# ---------------------------------------------------------------------------- transforms (Python)

@@ -158,13 +158,16 @@ def fit(method, dataset, task, data, proto, n_jobs, seed, prune_start="paper"):
                   n_chains=proto["n_chains"], n_jobs=n_jobs, random_state=seed, **paper_scaling)
     else:
         n_iter = proto["n_iter"]
-        sampler = bayes.RJHMCSettings(k_warmup=proto["k_warmup"], h_init=h0, h_final=h1, prune_start=prune_start)
+        sampler = bayes.RJHMCSettings(k_warmup=proto["k_warmup"], h_init=h0, h_final=h1, prune_start=prune_start,
+                                      step_size_search=proto.get("step_size_search", True))
         est = Est(method=method, n_iter=n_iter, n_burnin=n_burnin, sampler=sampler,
                   prior=bayes.TreePrior(alpha=a, beta=b), n_chains=proto["n_chains"], n_jobs=n_jobs,
                   random_state=seed, **paper_scaling)
     settings = {"h_init": h0, "h_final": h1, "alpha": a, "beta": b, "n_iter": n_iter, "n_burnin": n_burnin}
     if method != "cgm" and prune_start != "paper":
         settings["prune_start"] = prune_start
+    if method != "cgm" and not proto.get("step_size_search", True):
+        settings["step_size_search"] = False
     t0 = time.perf_counter()
     try:
         est.fit(data[0], data[1])
@@ -355,6 +358,10 @@ def main(argv=None):
     ap.add_argument("--prune-start", choices=("paper", "reference"), default="paper",
                     help="HMC methods: the paper's prune warm start or the authors' code's positional copy "
                          "(RJHMCSettings's prune_start); 'reference' is recorded in the protocol")
+    ap.add_argument("--numpyro-step-size", action="store_true",
+                    help="HMC methods: NumPyro's step-size start (1, no doubling heuristic, kept across mass-matrix "
+                         "windows) as in the authors' code (RJHMCSettings's step_size_search=False); recorded in "
+                         "the protocol")
     ap.add_argument("--output", default=str(RECORDED / "rjhmc_tables"), help="output path without extension")
     args = ap.parse_args(argv)
     if args.merge:
@@ -365,6 +372,8 @@ def main(argv=None):
         proto["n_chains"] = args.n_chains
     if args.prune_start != "paper":  # part of the protocol, so batches with different starts never merge
         proto["prune_start"] = args.prune_start
+    if args.numpyro_step_size:
+        proto["step_size_search"] = False
     first = 0
     seed = args.seed
     if args.chains is not None:

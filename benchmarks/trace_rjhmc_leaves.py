@@ -37,7 +37,7 @@ def _reproduce_module():
     return module
 
 
-def run(outdir: Path, method: str, chain: int, protocol: str, prune_start: str) -> None:
+def run(outdir: Path, method: str, chain: int, protocol: str, prune_start: str, extra=()) -> None:
     import tabular_trees.bayes.rjhmc as rjhmc
 
     outdir.mkdir(parents=True, exist_ok=True)
@@ -54,13 +54,14 @@ def run(outdir: Path, method: str, chain: int, protocol: str, prune_start: str) 
     try:
         _reproduce_module().main(protocol_args + ["--datasets", "", "--methods", method, "--n-jobs", "1",
                                                   "--prune-start", prune_start, "--chains", f"{chain}:{chain + 1}",
-                                                  "--output", str(outdir / f"{protocol}_{method}_{chain}")])
+                                                  "--output", str(outdir / f"{protocol}_{method}_{chain}"),
+                                                  *extra])
     finally:
         rjhmc._propose_move = propose
         log.close()
 
 
-def collect(outdir: Path, protocol: str, prune_start: str, machine: str, output: Path) -> None:
+def collect(outdir: Path, protocol: str, prune_start: str, machine: str, output: Path, extra=()) -> None:
     chains = {}
     for method in ("hmc-df", "hmc-dfi"):
         rows = []
@@ -81,7 +82,10 @@ def collect(outdir: Path, protocol: str, prune_start: str, machine: str, output:
                              "seconds": float(lines[-1, 1])})
         chains[method] = rows
     proto = _reproduce_module().PROTOCOLS[protocol]
-    res = {"protocol_name": protocol, "protocol": dict(proto, prune_start=prune_start), "machine": machine,
+    proto = dict(proto, prune_start=prune_start)
+    if "--numpyro-step-size" in extra:
+        proto["step_size_search"] = False
+    res = {"protocol_name": protocol, "protocol": proto, "machine": machine,
            "chains": chains,
            "note": "n_leaves[i] is the tree size after iteration i; chains with complete=False were stopped by the "
                    "wall-clock limit after len(n_leaves) iterations (burn-in ends at iteration "
@@ -100,15 +104,18 @@ def main(argv=None):
         p.add_argument("outdir", type=Path)
         p.add_argument("--protocol", default="long", choices=("paper", "long", "medium", "quick"))
         p.add_argument("--prune-start", default="reference", choices=("paper", "reference"))
+        p.add_argument("--numpyro-step-size", action="store_true",
+                       help="NumPyro's step-size start (reproduce_rjhmc.py's option of that name)")
     r.add_argument("--method", required=True, choices=("hmc-df", "hmc-dfi"))
     r.add_argument("--chain", required=True, type=int)
     c.add_argument("--machine", required=True, help="where the chains ran (recorded in the output)")
     c.add_argument("--output", required=True, type=Path, help="output path without extension")
     args = ap.parse_args(argv)
+    extra = ["--numpyro-step-size"] if args.numpyro_step_size else []
     if args.command == "run":
-        run(args.outdir, args.method, args.chain, args.protocol, args.prune_start)
+        run(args.outdir, args.method, args.chain, args.protocol, args.prune_start, extra)
     else:
-        collect(args.outdir, args.protocol, args.prune_start, args.machine, args.output)
+        collect(args.outdir, args.protocol, args.prune_start, args.machine, args.output, extra)
 
 
 if __name__ == "__main__":

@@ -104,6 +104,10 @@ class RJHMCSettings:
     prune_start : {"paper", "reference"}, default="paper"
         Where the NUTS run after a prune starts: the paper's rule (every surviving node keeps
         its own values) or the authors' code's positional copy (see ``rjhmc_chain``).
+    step_size_search : bool, default=True
+        NUTS picks its first step size, and re-picks it after every mass-matrix window, with
+        Stan's doubling heuristic. ``False`` reproduces NumPyro's default, which the authors'
+        code uses: dual averaging starts from step size 1 and keeps its value across windows.
 
     Examples
     --------
@@ -124,6 +128,7 @@ class RJHMCSettings:
     max_tree_depth: int = 10
     target_accept: float = 0.8
     prune_start: str = "paper"
+    step_size_search: bool = True
 
     def __post_init__(self):
         _set(self, "k_warmup", check_int(self.k_warmup, "k_warmup", min_val=0, max_val=10**6))
@@ -138,6 +143,9 @@ class RJHMCSettings:
         if not isinstance(self.prune_start, str):
             raise TypeError(f"prune_start must be 'paper' or 'reference', got {self.prune_start!r}.")
         check_option(self.prune_start, "prune_start", {"paper", "reference"})
+        if not isinstance(self.step_size_search, (bool, np.bool_)):
+            raise TypeError(f"step_size_search must be True or False, got {self.step_size_search!r}.")
+        _set(self, "step_size_search", bool(self.step_size_search))
 
     def softness(self, use_simplex):
         """``(h_init, h_final)`` for HMC-DFI (``use_simplex=True``) or HMC-DF, defaults filled in."""

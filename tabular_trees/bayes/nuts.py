@@ -46,10 +46,12 @@ _Target.__doc__ = """The density NUTS samples: a ``_TreeData``, a ``_Topology`` 
 (``_new_workspace``); the softness h, which the warm-up changes, travels beside it."""
 
 _NutsConfig = namedtuple("_NutsConfig", "max_depth target_accept win_start win_end ramp_start ramp_end "
-                                        "h_init h_final gibbs")
+                                        "h_init h_final gibbs step_search")
 _NutsConfig.__doc__ = """Settings of one NUTS run: tree-depth limit, target acceptance, the mass-matrix
 windows (first and last step of each, ``_schedule_arrays``), the h ramp (first and last
-step, −1 for none), h at its start and end, and whether split indices get Gibbs updates."""
+step, −1 for none), h at its start and end, whether split indices get Gibbs updates, and whether
+Stan's doubling heuristic picks the step size at the start and after each mass-matrix window
+(``False``: NumPyro's default, start at 1 and keep the adapted step size)."""
 
 _NutsOutput = namedtuple("_NutsOutput", "samples feat_samples lps info")
 _NutsOutput.__doc__ = """Arrays a NUTS run fills: draws (n_samples, dim), split indices (n_samples, n_nodes),
@@ -390,7 +392,7 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, cfg, data, topo, out):
     n_leap = 0.0
     eps = 1.0
     n_win = cfg.win_start.shape[0]
-    if d > 0 and n_warmup > 0:
+    if d > 0 and n_warmup > 0 and cfg.step_search:
         eps = _reasonable_step_size(1.0, theta, lp, grad, inv_mass, h, tgt)
     # dual averaging state
     mu = math.log(10.0 * eps)
@@ -440,7 +442,8 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, cfg, data, topo, out):
                 wm[:] = 0.0
                 wm2[:] = 0.0
                 wn = 0
-                eps = _reasonable_step_size(eps, theta, lp, grad, inv_mass, h, tgt)
+                if cfg.step_search:
+                    eps = _reasonable_step_size(eps, theta, lp, grad, inv_mass, h, tgt)
                 mu = math.log(10.0) + math.log(eps)
                 x_avg = 0.0
                 g_avg = 0.0
@@ -477,7 +480,7 @@ def _schedule_arrays(n_warmup):
 
 
 def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_init=0.01, h_final=None,
-                  max_tree_depth=10, target_accept=0.8):
+                  max_tree_depth=10, target_accept=0.8, step_size_search=True):
     """NUTS (HMC-within-Gibbs for HMC-DF) on the parameters of a fixed tree topology.
 
     Parameters
@@ -495,6 +498,10 @@ def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_i
         Split softness at the start and end of warm-up (Eq. 20); ``h_final`` defaults to ``h_init``.
     max_tree_depth : int, default=10
     target_accept : float, default=0.8
+    step_size_search : bool, default=True
+        Stan's doubling heuristic picks the first step size and re-picks it after every
+        mass-matrix window. ``False`` is NumPyro's default (the reference code's): dual
+        averaging starts from step size 1 and keeps its step size across windows.
 
     Returns
     -------
@@ -526,12 +533,15 @@ def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_i
     h_init = check_real(h_init, "h_init", min_val=0.0, include_boundaries="neither")
     h_final = h_init if h_final is None else check_real(h_final, "h_final", min_val=0.0, include_boundaries="neither")
     target_accept = check_real(target_accept, "target_accept", min_val=0.0, max_val=1.0, include_boundaries="neither")
+    if not isinstance(step_size_search, (bool, np.bool_)):
+        raise TypeError(f"step_size_search must be True or False, got {step_size_search!r}.")
     if theta0 is None:
         raise TypeError("theta0 must be a 1-D array of floats (the starting point; see TreePosterior.pack), "
                         "got None.")
     (theta0,) = posterior._check(tree, theta0, theta_name="theta0")
     ws, we, rs, re = _schedule_arrays(n_warmup)
-    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, rs, re, h_init, h_final, not posterior.use_simplex)
+    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, rs, re, h_init, h_final, not posterior.use_simplex,
+                      bool(step_size_search))
     out = _NutsOutput(np.zeros((n_samples, theta0.shape[0])), np.zeros((n_samples, tree.n_nodes), dtype=np.int64),
                       np.zeros(n_samples), np.zeros(6))
     topo = posterior._topology(tree, feature=tree.feature.copy())
@@ -560,7 +570,7 @@ def _sample_gaussian(mean, cov, *, n_warmup=500, n_samples=1000, seed=0, max_tre
     n_samples = check_int(n_samples, "n_samples", min_val=1)
     ws, we, rs, re = _schedule_arrays(n_warmup)
     i1 = np.zeros(1, dtype=np.int64)
-    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, -1, -1, 1.0, 1.0, False)
+    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, -1, -1, 1.0, 1.0, False, True)
     data = _TreeData(GAUSS, prec, np.zeros(1), mean, np.zeros(1), np.zeros((1, 1)), np.zeros(5), np.ones(1))
     topo = _Topology(i1 - 1, i1 - 1, i1.copy(), i1, i1)
     out = _NutsOutput(np.zeros((n_samples, d)), np.zeros((n_samples, 1), dtype=np.int64), np.zeros(n_samples),

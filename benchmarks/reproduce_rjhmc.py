@@ -144,8 +144,9 @@ def summarise(rows):
             for k in keys}
 
 
-def fit(method, dataset, task, data, proto, n_jobs, seed, prune_start="paper"):
+def fit(method, dataset, task, data, proto, n_jobs, seed):
     h0, h1, a, b = TABLE4[method][dataset]
+    prune_start = proto.get("prune_start", "paper")  # the protocol carries the sampler variants it was run with
     n_burnin = proto["n_burnin"] if task == "regression" else proto.get("real_burnin", proto["n_burnin"])
     Est = bayes.BayesianTreeRegressor if task == "regression" else bayes.BayesianTreeClassifier
     # the paper (and the authors' code) fits the CGM data's y unscaled (only X is min-max scaled)
@@ -393,8 +394,7 @@ def main(argv=None):
            f"n_jobs={args.n_jobs}", "table1": {}, "table2": {}}
     Xtr, ytr, Xte, yte = make_cgm(random_state=args.seed)
     for m in ([] if args.skip_table1 else methods):
-        res["table1"][m] = fit(m, "cgm", "regression", (Xtr, ytr, Xte, yte), proto, args.n_jobs, seed,
-                               args.prune_start)
+        res["table1"][m] = fit(m, "cgm", "regression", (Xtr, ytr, Xte, yte), proto, args.n_jobs, seed)
         if "error" in res["table1"][m]:
             print(f"Table 1 {m}: {res['table1'][m]['error']}", flush=True)
             continue
@@ -406,7 +406,7 @@ def main(argv=None):
     for d, data in real_datasets(names).items():
         res["table2"][d] = {}
         for m in methods:
-            res["table2"][d][m] = fit(m, d, "classification", data, proto, args.n_jobs, seed, args.prune_start)
+            res["table2"][d][m] = fit(m, d, "classification", data, proto, args.n_jobs, seed)
             if "error" in res["table2"][d][m]:
                 print(f"Table 2 {d} {m}: {res['table2'][d][m]['error']}", flush=True)
                 continue

@@ -60,7 +60,6 @@ def _digamma(x):
 
 
 
-_POW2_NEG = np.array([2.0 ** -k for k in range(64)])
 _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01
 _LN2_LO = 1.90821492927058770002e-10
@@ -85,41 +84,58 @@ def _fma(typingctx, a, b, c):
     return sig, codegen
 
 
+@intrinsic
+def _pow2i(typingctx, k):
+    """``2.0**k`` for an integer k in [−1022, 1023], written directly into the exponent bits
+    (exact, and vectorisable: a table lookup would compile to a gather)."""
+    sig = types.float64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        i64 = llvm_ir.IntType(64)
+        biased = builder.add(args[0], llvm_ir.Constant(i64, 1023))
+        return builder.bitcast(builder.shl(biased, llvm_ir.Constant(i64, 52)), llvm_ir.DoubleType())
+
+    return sig, codegen
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _logistic_clipped(zz, zmax):
+    """``logistic(zz)``, with ``zz`` clipped to ±``zmax`` (40: beyond it the logistic equals 0 or
+    1 to double precision and is set so); branch-free, so loops calling it vectorise.
+
+    e^{−|z|} is evaluated as 2^{−k}·e^{r} with Cody–Waite reduction (|r| ≤ ln2/2) and a
+    degree-13 Taylor polynomial, relative error ~2e-16 (numba has no vector exp; a scalar
+    libm call per row would cost 4–5× more).
+    """
+    zc = zz if zz < zmax else zmax
+    zc = zc if zc > -zmax else -zmax
+    a = zc if zc < 0.0 else -zc
+    k = np.floor(a * _LOG2E + 0.5)  # in [−58, 0]
+    r = (a - k * _LN2_HI) - k * _LN2_LO
+    pr = _fma(_C13, r, _C12)
+    pr = _fma(pr, r, _C11)
+    pr = _fma(pr, r, _C10)
+    pr = _fma(pr, r, _C9)
+    pr = _fma(pr, r, _C8)
+    pr = _fma(pr, r, _C7)
+    pr = _fma(pr, r, _C6)
+    pr = _fma(pr, r, _C5)
+    pr = _fma(pr, r, _C4)
+    pr = _fma(pr, r, _C3)
+    pr = _fma(pr, r, _C2)
+    pr = _fma(pr, r, _C1)
+    pr = _fma(pr, r, _C0)
+    e = pr * _pow2i(np.int64(k))
+    s = (1.0 if zc >= 0.0 else e) / (1.0 + e)
+    s = 0.0 if zz < -zmax else s
+    return 1.0 if zz > zmax else s
+
+
 @numba.njit(cache=True, error_model="numpy")
 def _sigmoid_rows(z, out, zmax):
-    """``out[g] = logistic(z[g])`` for all g, branch-free so that LLVM vectorises the loop.
-
-    ``z`` is clipped to ±``zmax`` (40: beyond it the logistic equals 0 or 1 to double
-    precision and is set so); e^{−|z|} is evaluated as 2^{−k}·e^{r} with Cody–Waite
-    reduction (|r| ≤ ln2/2) and a degree-13 Taylor polynomial, relative error ~2e-16
-    (numba has no vector exp; a scalar libm call per row would cost 4–5× more).
-    """
-    tab = _POW2_NEG
+    """``out[g] = logistic(z[g])`` for all g (``_logistic_clipped``)."""
     for g in range(z.shape[0]):
-        zz = z[g]
-        zc = zz if zz < zmax else zmax
-        zc = zc if zc > -zmax else -zmax
-        a = zc if zc < 0.0 else -zc
-        k = np.floor(a * _LOG2E + 0.5)
-        r = (a - k * _LN2_HI) - k * _LN2_LO
-        pr = _fma(_C13, r, _C12)
-        pr = _fma(pr, r, _C11)
-        pr = _fma(pr, r, _C10)
-        pr = _fma(pr, r, _C9)
-        pr = _fma(pr, r, _C8)
-        pr = _fma(pr, r, _C7)
-        pr = _fma(pr, r, _C6)
-        pr = _fma(pr, r, _C5)
-        pr = _fma(pr, r, _C4)
-        pr = _fma(pr, r, _C3)
-        pr = _fma(pr, r, _C2)
-        pr = _fma(pr, r, _C1)
-        pr = _fma(pr, r, _C0)
-        e = pr * tab[np.int64(-k)]
-        s = (1.0 if zc >= 0.0 else e) / (1.0 + e)
-        s = 0.0 if zz < -zmax else s
-        s = 1.0 if zz > zmax else s
-        out[g] = s
+        out[g] = _logistic_clipped(z[g], zmax)
 
 
 # ---------------------------------------------------------------------------- records
@@ -140,7 +156,7 @@ _Topology.__doc__ = """A tree's topology in flat arrays: children (−1 at leave
 (updated in place by the Gibbs step of HMC-DF) and each node's position among the internal
 nodes / leaves (−1 elsewhere), which places its parameters in θ."""
 
-_WsLayout = namedtuple("_WsLayout", "PHI PSI S SIMP GSIMP TAU GTAU XV DP GY TMP DD XT YT")
+_WsLayout = namedtuple("_WsLayout", "PHI PSI S SIMP GSIMP TAU GTAU XV DP GY TMP DD CONST XT YT")
 _WsLayout.__doc__ = """First row of each block of the workspace (see ``_ws_layout``)."""
 
 
@@ -163,12 +179,41 @@ def _ws_layout(n_nodes, p):
     its gradient (``SIMP``, ``GSIMP``; column f = feature f); single rows holding one value
     per node: τ (``TAU``), its gradient (``GTAU``); scratch rows ``XV`` (split arguments),
     ``DP`` (per-row weights of the output's gradient), ``GY`` (stick-breaking gradient),
-    ``TMP``; a block ``DD`` of per-leaf class counts / digamma terms; then ``X.T`` (``XT``,
-    p rows) and, for classification, ``ycnt.T`` (``YT``, M rows).
+    ``TMP``; a block ``DD`` of per-leaf class counts / digamma terms; a row ``CONST`` of the
+    density's constants (``_fill_constants``); then ``X.T`` (``XT``, p rows) and, for
+    classification, ``ycnt.T`` (``YT``, M rows).
     """
     return _WsLayout(0, n_nodes, 2 * n_nodes, 3 * n_nodes, 4 * n_nodes, 5 * n_nodes, 5 * n_nodes + 1,
                      5 * n_nodes + 2, 5 * n_nodes + 3, 5 * n_nodes + 4, 5 * n_nodes + 5, 6 * n_nodes + 6,
-                     7 * n_nodes + 8, 7 * n_nodes + 8 + p)
+                     7 * n_nodes + 8, 7 * n_nodes + 9, 7 * n_nodes + 9 + p)
+
+
+# columns of the workspace row CONST: terms of the density that depend on the data record only
+_C_DIR, _C_LOG_P, _C_LOG_SMU, _C_SIGMA_PRIOR, _C_LGAMMA_A, _C_LGAMMA_ALPHA, _C_A = range(7)
+
+
+@numba.njit(cache=True)
+def _fill_constants(data, row):
+    """The density's constant terms, computed once per workspace instead of once per call
+    (each in exactly the operations the density used to evaluate, so results are unchanged)."""
+    model, hyp = data.model, data.hyp
+    p = data.X.shape[1]
+    if _uses_simplex(model):
+        a = hyp[4]
+        row[_C_DIR] = math.lgamma(p * a) - p * math.lgamma(a)
+    row[_C_LOG_P] = math.log(p)
+    if _is_regression(model):
+        row[_C_LOG_SMU] = math.log(hyp[1]) + 0.5 * _LOG_2PI
+        row[_C_SIGMA_PRIOR] = hyp[2] * math.log(hyp[3]) - math.lgamma(hyp[2])
+    if model == CLF_DF or model == CLF_DFI:
+        A = 0.0
+        lg_alpha = 0.0
+        for m in range(data.alpha_cls.shape[0]):
+            A += data.alpha_cls[m]
+            lg_alpha += math.lgamma(data.alpha_cls[m])
+        row[_C_A] = A
+        row[_C_LGAMMA_ALPHA] = lg_alpha
+        row[_C_LGAMMA_A] = math.lgamma(A)
 
 
 @numba.njit(cache=True)
@@ -185,9 +230,10 @@ def _new_workspace(data, n_nodes):
     G, p = data.X.shape
     M = data.ycnt.shape[1] if data.model == CLF_DF or data.model == CLF_DFI else 0
     lay = _ws_layout(n_nodes, p)
-    ws = np.zeros((lay.YT + M, max(n_nodes, G, p, M, 1)))
+    ws = np.zeros((lay.YT + M, max(n_nodes, G, p, M, 7)))
     if data.model != GAUSS:
         _fill_transposed(data.X, ws, lay.XT)
+        _fill_constants(data, ws[lay.CONST])
     if M > 0:
         _fill_transposed(data.ycnt, ws, lay.YT)
     return ws
@@ -242,19 +288,17 @@ def _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws):
                 c = ws[SIMP + n, f]
                 for g in range(G):
                     xv[g] += xf[g] * c
-            for g in range(G):
-                xv[g] = (xv[g] - tn) * inv_h
+            src = xv
         else:
-            xf = ws[XT + feature[n], :G]
-            for g in range(G):
-                xv[g] = (xf[g] - tn) * inv_h
+            src = ws[XT + feature[n], :G]
         psi_n = ws[PSI + n, :G]
-        _sigmoid_rows(xv, psi_n, 40.0)
         phi_n = ws[PHI + n, :G]
         phi_l = ws[PHI + ln, :G]
         phi_r = ws[PHI + rn, :G]
-        for g in range(G):
-            pr = phi_n[g] * psi_n[g]
+        for g in range(G):  # one fused pass: split argument, logistic, children's φ
+            ps = _logistic_clipped((src[g] - tn) * inv_h, 40.0)
+            psi_n[g] = ps
+            pr = phi_n[g] * ps
             phi_r[g] = pr
             phi_l[g] = phi_n[g] - pr
 
@@ -276,6 +320,39 @@ def _subtree_values(G, p, left, right, ws):
         psi_n = ws[PSI + n, :G]
         for g in range(G):
             s_n[g] = s_l[g] + psi_n[g] * (s_r[g] - s_l[g])
+
+
+@numba.njit(cache=True)
+def _count_nonzero(x, n):
+    c = 0
+    for g in range(n):
+        c += x[g] != 0.0
+    return c
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _lane_dots_sparse(v, G, k, rows, acc, out):
+    """``out[j] = _rsum(v·rows[j])`` for j < k, summing over the rows with ``v[g] ≠ 0`` only.
+
+    At small h most splits are saturated (ψ is exactly 0 or 1), so most terms are exact zeros. Skipping them changes nothing: every other
+    product is added to the partial sum ``_rsum`` would give it (lane g mod 8, the tail in
+    lane 0), in the same order, and the lanes are combined as ``_rsum`` combines them, so the
+    result is bit-identical to the dense sum at a cost proportional to the non-zero terms.
+    ``acc`` is scratch of at least 8k values.
+    """
+    for i in range(8 * k):
+        acc[i] = 0.0
+    g_main = G - G % 8  # rows _rsum adds in its unrolled loop; the rest go to lane 0
+    for g in range(G):
+        vg = v[g]
+        if vg != 0.0:
+            lane = (g & 7) if g < g_main else 0
+            for j in range(k):
+                acc[8 * j + lane] += vg * rows[j, g]
+    for j in range(k):
+        b = 8 * j
+        out[j] = ((acc[b] + acc[b + 1]) + (acc[b + 2] + acc[b + 3])) + ((acc[b + 4] + acc[b + 5])
+                                                                        + (acc[b + 6] + acc[b + 7]))
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -302,7 +379,14 @@ def _split_gradients(use_simplex, inv_h, G, p, left, right, ws):
             ps = psi_n[g]
             xv[g] = dp[g] * phi_n[g] * (ps - ps * ps) * (s_r[g] - s_l[g])
         ws[GTAU, n] = -_rsum(xv, G) * inv_h
-        if use_simplex:
+        if use_simplex and p >= 4 and 8 * p <= tmp.shape[0] and 4 * _count_nonzero(xv, G) < G:
+            # many features and mostly saturated splits (small h): the sparse sums are cheaper than
+            # p dense passes (measured), and give the same bits
+            gs = ws[GSIMP + n, :p]
+            _lane_dots_sparse(xv, G, p, ws[XT:XT + p], tmp, gs)
+            for f in range(p):
+                gs[f] *= inv_h
+        elif use_simplex:
             for f in range(p):
                 xf = ws[XT + f, :G]
                 for g in range(G):
@@ -328,11 +412,9 @@ def _clf_rows(use_simplex, h, data, topo, need_grad, ws):
     inv_h = 1.0 / h
     tmp = ws[TMP, :G]
     _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws)
-    A = 0.0
-    lg_alpha = 0.0
-    for m in range(M):
-        A += alpha_cls[m]
-        lg_alpha += math.lgamma(alpha_cls[m])
+    A = ws[lay.CONST, _C_A]
+    lg_alpha = ws[lay.CONST, _C_LGAMMA_ALPHA]
+    lg_A = ws[lay.CONST, _C_LGAMMA_A]
     lp = 0.0
     for n in range(n_nodes):
         if left[n] >= 0:
@@ -347,7 +429,7 @@ def _clf_rows(use_simplex, h, data, topo, need_grad, ws):
             ws[DD + n, m] = c
             tot += c
             lp += math.lgamma(c + alpha_cls[m])
-        lp += math.lgamma(A) - lg_alpha - math.lgamma(tot + A)
+        lp += lg_A - lg_alpha - math.lgamma(tot + A)
         if need_grad:
             dg = _digamma(tot + A)
             for m in range(M):
@@ -357,6 +439,14 @@ def _clf_rows(use_simplex, h, data, topo, need_grad, ws):
             if left[n] >= 0:
                 continue
             s_n = ws[S + n, :G]
+            if M == 2:  # one pass, the same operations in the same order as the general loop
+                y0 = ws[YT, :G]
+                y1 = ws[YT + 1, :G]
+                d0 = ws[DD + n, 0]
+                d1 = ws[DD + n, 1]
+                for g in range(G):
+                    s_n[g] = (0.0 + y0[g] * d0) + y1[g] * d1
+                continue
             for g in range(G):
                 s_n[g] = 0.0
             for m in range(M):
@@ -461,8 +551,8 @@ def _log_posterior_ws(theta, grad, need_grad, jacobian, h, data, topo, ws):
     dir_const = 0.0
     a = hyp[4]
     if use_simplex:
-        dir_const = math.lgamma(p * a) - p * math.lgamma(a)
-    log_p = math.log(p)
+        dir_const = ws[lay.CONST, _C_DIR]
+    log_p = ws[lay.CONST, _C_LOG_P]
     # ---- decode thresholds (and simplices) of the internal nodes
     for n in range(n_nodes):
         if left[n] >= 0:
@@ -495,7 +585,7 @@ def _log_posterior_ws(theta, grad, need_grad, jacobian, h, data, topo, ws):
         sig = math.exp(logsig)
         inv_s2 = 1.0 / (sig * sig)
         # priors
-        lsmu = math.log(smu) + 0.5 * _LOG_2PI
+        lsmu = ws[lay.CONST, _C_LOG_SMU]
         for n in range(n_nodes):
             if left[n] < 0:
                 m = theta[off_mu + leaf_pos[n]]
@@ -503,7 +593,7 @@ def _log_posterior_ws(theta, grad, need_grad, jacobian, h, data, topo, ws):
                 lp += -0.5 * zz * zz - lsmu
                 if need_grad:
                     grad[off_mu + leaf_pos[n]] += -zz / smu
-        lp += a_s * math.log(b_s) - math.lgamma(a_s) - (a_s + 1.0) * logsig - b_s / sig
+        lp += ws[lay.CONST, _C_SIGMA_PRIOR] - (a_s + 1.0) * logsig - b_s / sig
         if jacobian:
             lp += logsig
         g_logsig = -(a_s + 1.0) + b_s / sig + (1.0 if jacobian else 0.0)

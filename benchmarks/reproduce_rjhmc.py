@@ -160,7 +160,8 @@ def fit(method, dataset, task, data, proto, n_jobs, seed):
     else:
         n_iter = proto["n_iter"]
         sampler = bayes.RJHMCSettings(k_warmup=proto["k_warmup"], h_init=h0, h_final=h1, prune_start=prune_start,
-                                      step_size_search=proto.get("step_size_search", True))
+                                      step_size_search=proto.get("step_size_search", True),
+                                      split_index_update=proto.get("split_index_update", "gibbs"))
         est = Est(method=method, n_iter=n_iter, n_burnin=n_burnin, sampler=sampler,
                   prior=bayes.TreePrior(alpha=a, beta=b), n_chains=proto["n_chains"], n_jobs=n_jobs,
                   random_state=seed, **paper_scaling)
@@ -169,6 +170,8 @@ def fit(method, dataset, task, data, proto, n_jobs, seed):
         settings["prune_start"] = prune_start
     if method != "cgm" and not proto.get("step_size_search", True):
         settings["step_size_search"] = False
+    if method == "hmc-df" and proto.get("split_index_update", "gibbs") != "gibbs":
+        settings["split_index_update"] = proto["split_index_update"]
     t0 = time.perf_counter()
     try:
         est.fit(data[0], data[1])
@@ -363,6 +366,9 @@ def main(argv=None):
                     help="HMC methods: NumPyro's step-size start (1, no doubling heuristic, kept across mass-matrix "
                          "windows) as in the authors' code (RJHMCSettings's step_size_search=False); recorded in "
                          "the protocol")
+    ap.add_argument("--random-walk-splits", action="store_true",
+                    help="HMC-DF: update split indices by uniform random-walk Metropolis as in the authors' code "
+                         "(RJHMCSettings's split_index_update='random_walk'); recorded in the protocol")
     ap.add_argument("--output", default=str(RECORDED / "rjhmc_tables"), help="output path without extension")
     args = ap.parse_args(argv)
     if args.merge:
@@ -375,6 +381,8 @@ def main(argv=None):
         proto["prune_start"] = args.prune_start
     if args.numpyro_step_size:
         proto["step_size_search"] = False
+    if args.random_walk_splits:
+        proto["split_index_update"] = "random_walk"
     first = 0
     seed = args.seed
     if args.chains is not None:

@@ -14,7 +14,7 @@ import numpy as np
 from .soft_tree import _sigmoid
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)  # allocates nothing: no reference counting (see _posterior_kernels)
 def _log_sigmoid(a):
     """log(1 / (1 + exp(-a))) without overflow or underflow to log(0)."""
     if a >= 0.0:
@@ -22,7 +22,7 @@ def _log_sigmoid(a):
     return a - math.log1p(math.exp(a))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)  # allocates nothing: no reference counting (see _posterior_kernels)
 def _stick_forward(y, x):
     """Stan's stick-breaking map R^{K-1} → simplex in R^K; returns the log-Jacobian.
 
@@ -43,7 +43,7 @@ def _stick_forward(y, x):
     return logj
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)  # allocates nothing: no reference counting (see _posterior_kernels)
 def _stick_backward(y, x, gx, gy, with_jac):
     """Gradient w.r.t. y of L(x(y)) [+ log-Jacobian] given gx = ∂L/∂x (length K)."""
     K = x.shape[0]

@@ -14,7 +14,8 @@
   from ``h_init`` to ``h_final`` over the slow windows, stopping 100 steps
   before the last slow window ends;
 * for HMC-DF, before every NUTS transition each split index κ is updated, in a
-  random order, by Liu's (1996) Metropolised Gibbs step.
+  random order, by Liu's (1996) Metropolised Gibbs step (default) or, as in the authors'
+  code, by a uniform random-walk Metropolis step.
 
 Everything runs on a flat parameter vector with the log-density chosen by an
 integer model code, so the compiled code is reused for every tree topology. The
@@ -33,9 +34,9 @@ from collections import namedtuple
 import numba
 import numpy as np
 
-from .._validation import check_int, check_real
-from ._codes import GAUSS
-from ._posterior_kernels import _log_posterior_ws, _new_workspace, _Topology, _TreeData
+from .._validation import check_int, check_option, check_real
+from ._codes import GAUSS, SPLIT_FIXED, SPLIT_GIBBS, SPLIT_RANDOM_WALK, SPLIT_UPDATE_CODE
+from ._posterior_kernels import _NO_REFCOUNT, _log_posterior_ws, _new_workspace, _Topology, _TreeData
 
 __all__ = ["softness_schedule", "run_tree_nuts"]
 
@@ -46,10 +47,10 @@ _Target.__doc__ = """The density NUTS samples: a ``_TreeData``, a ``_Topology`` 
 (``_new_workspace``); the softness h, which the warm-up changes, travels beside it."""
 
 _NutsConfig = namedtuple("_NutsConfig", "max_depth target_accept win_start win_end ramp_start ramp_end "
-                                        "h_init h_final gibbs step_search")
+                                        "h_init h_final split_update step_search")
 _NutsConfig.__doc__ = """Settings of one NUTS run: tree-depth limit, target acceptance, the mass-matrix
 windows (first and last step of each, ``_schedule_arrays``), the h ramp (first and last
-step, −1 for none), h at its start and end, whether split indices get Gibbs updates, and whether
+step, −1 for none), h at its start and end, how split indices are updated (a ``SPLIT_*`` code), and whether
 Stan's doubling heuristic picks the step size at the start and after each mass-matrix window
 (``False``: NumPyro's default, start at 1 and keep the adapted step size)."""
 
@@ -129,7 +130,9 @@ def _leapfrog(theta, r, grad, eps, inv_mass, h, tgt):
     return lp
 
 
-@numba.njit(cache=True)
+# Helpers of the leapfrog loop allocate nothing and are compiled without reference counting
+# (``_posterior_kernels._NO_REFCOUNT``).
+@numba.njit(**_NO_REFCOUNT)
 def _kinetic(r, inv_mass):
     k = 0.0
     for i in range(r.shape[0]):
@@ -137,7 +140,7 @@ def _kinetic(r, inv_mass):
     return 0.5 * k
 
 
-@numba.njit(cache=True)
+@numba.njit(**_NO_REFCOUNT)
 def _turning(p_left, p_right, rho, inv_mass):
     # generalised criterion with NumPyro's centring of the momentum sum
     a = 0.0
@@ -149,19 +152,20 @@ def _turning(p_left, p_right, rho, inv_mass):
     return a <= 0.0 or b <= 0.0
 
 
-@numba.njit(cache=True)
-def _turning_block(p_left, p_right, rho_end, rho_start, inv_mass):
-    # _turning with rho = rho_end - rho_start, without allocating
+@numba.njit(**_NO_REFCOUNT)
+def _turning_block(ck_p, ck_rho, lvl, p_right, rho_end, inv_mass):
+    # _turning with p_left = ck_p[lvl] and rho = rho_end - ck_rho[lvl], without allocating (and without
+    # row views, whose reference counting would cost more than the check)
     a = 0.0
     b = 0.0
     for i in range(rho_end.shape[0]):
-        c = rho_end[i] - rho_start[i] - 0.5 * (p_left[i] + p_right[i])
-        a += inv_mass[i] * p_left[i] * c
+        c = rho_end[i] - ck_rho[lvl, i] - 0.5 * (ck_p[lvl, i] + p_right[i])
+        a += inv_mass[i] * ck_p[lvl, i] * c
         b += inv_mass[i] * p_right[i] * c
     return a <= 0.0 or b <= 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(**_NO_REFCOUNT)
 def _logaddexp(a, b):
     if a == -np.inf:
         return b
@@ -243,7 +247,7 @@ def _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, h, tgt, stats):
                 sub_rho[k] += r[k]
             for lvl in range(1, depth + 1):
                 if (i + 1) % (1 << lvl) == 0:
-                    if _turning_block(ck_p[lvl], r, sub_rho, ck_rho[lvl], inv_mass):
+                    if _turning_block(ck_p, ck_rho, lvl, r, sub_rho, inv_mass):
                         turning = True
                         break
             if turning:
@@ -354,12 +358,46 @@ def _gibbs_features(theta, lp, grad, h, tgt):
     return lp
 
 
+@numba.njit(cache=True)
+def _random_walk_features(theta, lp, grad, h, tgt):
+    """The authors' code's split-index update (NumPyro's ``DiscreteHMCGibbs(random_walk=True)``):
+    every split index, in random order, proposes a feature uniformly from all p (its own
+    included) and moves there with probability min(1, π(new)/π(current)). Same target as
+    ``_gibbs_features`` (the uniform proposal is symmetric), one density evaluation per split
+    instead of p − 1, but it mixes more slowly."""
+    n_features = tgt.data.X.shape[1]
+    left, feature = tgt.topo.left, tgt.topo.feature
+    n_nodes = left.shape[0]
+    inner = np.empty(n_nodes, dtype=np.int64)
+    k = 0
+    for n in range(n_nodes):
+        if left[n] >= 0:
+            inner[k] = n
+            k += 1
+    order = inner[:k].copy()
+    np.random.shuffle(order)
+    for n in order:
+        cur = feature[n]
+        prop = np.random.randint(0, n_features)
+        if prop == cur:  # accepted with probability one, nothing changes
+            continue
+        feature[n] = prop
+        lp_prop = _lp(theta, grad, False, h, tgt)
+        if math.log(np.random.random()) < lp_prop - lp:
+            lp = lp_prop
+        else:
+            feature[n] = cur
+    return _lp(theta, grad, True, h, tgt)
+
+
 @numba.njit(cache=True, inline="always")
 def _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, h, cfg, tgt, stats):
-    """One sampler step, shared by warm-up and sampling: a Gibbs update of the split features
+    """One sampler step, shared by warm-up and sampling: an update of the split features
     (HMC-DF only), then one NUTS transition of the continuous parameters (its statistics in ``stats``)."""
-    if cfg.gibbs and tgt.data.X.shape[1] > 1:
+    if cfg.split_update == SPLIT_GIBBS and tgt.data.X.shape[1] > 1:
         lp = _gibbs_features(theta, lp, grad, h, tgt)
+    elif cfg.split_update == SPLIT_RANDOM_WALK and tgt.data.X.shape[1] > 1:
+        lp = _random_walk_features(theta, lp, grad, h, tgt)
     if theta.shape[0] > 0:
         lp = _nuts_transition(theta, lp, grad, eps, inv_mass, cfg.max_depth, h, tgt, stats)
     return lp
@@ -480,7 +518,7 @@ def _schedule_arrays(n_warmup):
 
 
 def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_init=0.01, h_final=None,
-                  max_tree_depth=10, target_accept=0.8, step_size_search=True):
+                  max_tree_depth=10, target_accept=0.8, step_size_search=True, split_index_update="gibbs"):
     """NUTS (HMC-within-Gibbs for HMC-DF) on the parameters of a fixed tree topology.
 
     Parameters
@@ -502,6 +540,9 @@ def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_i
         Stan's doubling heuristic picks the first step size and re-picks it after every
         mass-matrix window. ``False`` is NumPyro's default (the reference code's): dual
         averaging starts from step size 1 and keeps its step size across windows.
+    split_index_update : {"gibbs", "random_walk"}, default="gibbs"
+        HMC-DF: how each split index is updated before every NUTS transition (ignored for
+        HMC-DFI), see ``RJHMCSettings``.
 
     Returns
     -------
@@ -535,12 +576,16 @@ def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_i
     target_accept = check_real(target_accept, "target_accept", min_val=0.0, max_val=1.0, include_boundaries="neither")
     if not isinstance(step_size_search, (bool, np.bool_)):
         raise TypeError(f"step_size_search must be True or False, got {step_size_search!r}.")
+    if not isinstance(split_index_update, str):
+        raise TypeError(f"split_index_update must be 'gibbs' or 'random_walk', got {split_index_update!r}.")
+    check_option(split_index_update, "split_index_update", set(SPLIT_UPDATE_CODE))
     if theta0 is None:
         raise TypeError("theta0 must be a 1-D array of floats (the starting point; see TreePosterior.pack), "
                         "got None.")
     (theta0,) = posterior._check(tree, theta0, theta_name="theta0")
     ws, we, rs, re = _schedule_arrays(n_warmup)
-    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, rs, re, h_init, h_final, not posterior.use_simplex,
+    split_update = SPLIT_FIXED if posterior.use_simplex else SPLIT_UPDATE_CODE[split_index_update]
+    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, rs, re, h_init, h_final, split_update,
                       bool(step_size_search))
     out = _NutsOutput(np.zeros((n_samples, theta0.shape[0])), np.zeros((n_samples, tree.n_nodes), dtype=np.int64),
                       np.zeros(n_samples), np.zeros(6))
@@ -570,7 +615,7 @@ def _sample_gaussian(mean, cov, *, n_warmup=500, n_samples=1000, seed=0, max_tre
     n_samples = check_int(n_samples, "n_samples", min_val=1)
     ws, we, rs, re = _schedule_arrays(n_warmup)
     i1 = np.zeros(1, dtype=np.int64)
-    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, -1, -1, 1.0, 1.0, False, True)
+    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, -1, -1, 1.0, 1.0, SPLIT_FIXED, True)
     data = _TreeData(GAUSS, prec, np.zeros(1), mean, np.zeros(1), np.zeros((1, 1)), np.zeros(5), np.ones(1))
     topo = _Topology(i1 - 1, i1 - 1, i1.copy(), i1, i1)
     out = _NutsOutput(np.zeros((n_samples, d)), np.zeros((n_samples, 1), dtype=np.int64), np.zeros(n_samples),

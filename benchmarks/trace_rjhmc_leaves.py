@@ -85,6 +85,8 @@ def collect(outdir: Path, protocol: str, prune_start: str, machine: str, output:
     proto = dict(proto, prune_start=prune_start)
     if "--numpyro-step-size" in extra:
         proto["step_size_search"] = False
+    if "--random-walk-splits" in extra:
+        proto["split_index_update"] = "random_walk"
     res = {"protocol_name": protocol, "protocol": proto, "machine": machine,
            "chains": chains,
            "note": "n_leaves[i] is the tree size after iteration i; chains with complete=False were stopped by the "
@@ -106,12 +108,15 @@ def main(argv=None):
         p.add_argument("--prune-start", default="reference", choices=("paper", "reference"))
         p.add_argument("--numpyro-step-size", action="store_true",
                        help="NumPyro's step-size start (reproduce_rjhmc.py's option of that name)")
+        p.add_argument("--random-walk-splits", action="store_true",
+                       help="HMC-DF's split indices by uniform random-walk Metropolis (reproduce_rjhmc.py's option)")
     r.add_argument("--method", required=True, choices=("hmc-df", "hmc-dfi"))
     r.add_argument("--chain", required=True, type=int)
     c.add_argument("--machine", required=True, help="where the chains ran (recorded in the output)")
     c.add_argument("--output", required=True, type=Path, help="output path without extension")
     args = ap.parse_args(argv)
-    extra = ["--numpyro-step-size"] if args.numpyro_step_size else []
+    extra = (["--numpyro-step-size"] if args.numpyro_step_size else []) + \
+        (["--random-walk-splits"] if args.random_walk_splits else [])
     if args.command == "run":
         run(args.outdir, args.method, args.chain, args.protocol, args.prune_start, extra)
     else:

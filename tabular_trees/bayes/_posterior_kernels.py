@@ -41,8 +41,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from ._codes import CLF_DF, CLF_DFI, GAUSS, REG_DF, REG_DFI
-from ._simplex import _stick_backward, _stick_forward
-from .soft_tree import _sigmoid
+from ._simplex import _stick_backward, _stick_forward, _stick_offsets
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -161,7 +160,7 @@ _Topology.__doc__ = """A tree's topology in flat arrays: children (−1 at leave
 (updated in place by the Gibbs step of HMC-DF) and each node's position among the internal
 nodes / leaves (−1 elsewhere), which places its parameters in θ."""
 
-_WsLayout = namedtuple("_WsLayout", "PHI PSI S SIMP GSIMP TAU GTAU XV DP GY TMP DD CONST XT YT")
+_WsLayout = namedtuple("_WsLayout", "PHI PSI S SIMP GSIMP TAU GTAU XV DP GY TMP DD CONST STE STL LOGK XT YT")
 _WsLayout.__doc__ = """First row of each block of the workspace (see ``_ws_layout``)."""
 
 
@@ -185,12 +184,15 @@ def _ws_layout(n_nodes, p):
     per node: τ (``TAU``), its gradient (``GTAU``); scratch rows ``XV`` (split arguments),
     ``DP`` (per-row weights of the output's gradient), ``GY`` (stick-breaking gradient),
     ``TMP``; a block ``DD`` of per-leaf class counts / digamma terms; a row ``CONST`` of the
-    density's constants (``_fill_constants``); then ``X.T`` (``XT``, p rows) and, for
-    classification, ``ycnt.T`` (``YT``, M rows).
+    density's constants (``_fill_constants``); two blocks of the stick-breaking map's
+    intermediate values per node (``STE``, ``STL``: see ``_simplex._stick_forward``) and a row of
+    its offsets (``LOGK``); then ``X.T`` (``XT``, p rows) and, for classification, ``ycnt.T``
+    (``YT``, M rows).
     """
     return _WsLayout(0, n_nodes, 2 * n_nodes, 3 * n_nodes, 4 * n_nodes, 5 * n_nodes, 5 * n_nodes + 1,
                      5 * n_nodes + 2, 5 * n_nodes + 3, 5 * n_nodes + 4, 5 * n_nodes + 5, 6 * n_nodes + 6,
-                     7 * n_nodes + 8, 7 * n_nodes + 9, 7 * n_nodes + 9 + p)
+                     7 * n_nodes + 8, 7 * n_nodes + 9, 8 * n_nodes + 9, 9 * n_nodes + 9, 9 * n_nodes + 10,
+                     9 * n_nodes + 10 + p)
 
 
 # columns of the workspace row CONST: terms of the density that depend on the data record only
@@ -239,6 +241,7 @@ def _new_workspace(data, n_nodes):
     if data.model != GAUSS:
         _fill_transposed(data.X, ws, lay.XT)
         _fill_constants(data, ws[lay.CONST])
+        _stick_offsets(p, ws[lay.LOGK])
     if M > 0:
         _fill_transposed(data.ycnt, ws, lay.YT)
     return ws
@@ -543,7 +546,7 @@ def _log_posterior_ws(theta, grad, need_grad, jacobian, h, data, topo, ws):
     G, p = X.shape
     n_nodes = left.shape[0]
     lay = _ws_layout(n_nodes, p)
-    SIMP, GSIMP, TAU, GTAU, GY = lay.SIMP, lay.GSIMP, lay.TAU, lay.GTAU, lay.GY
+    SIMP, GSIMP, TAU, GTAU, GY, STE, STL, LOGK = lay.SIMP, lay.GSIMP, lay.TAU, lay.GTAU, lay.GY, lay.STE, lay.STL, lay.LOGK
     n_int = 0
     for n in range(n_nodes):
         if left[n] >= 0:
@@ -562,14 +565,23 @@ def _log_posterior_ws(theta, grad, need_grad, jacobian, h, data, topo, ws):
     for n in range(n_nodes):
         if left[n] >= 0:
             u = theta[int_pos[n]]
-            t = _sigmoid(u)
+            # τ = logistic(u) and 1 − τ = logistic(−u) from one e^{−|u|}
+            if u >= 0.0:
+                eu = math.exp(-u)
+                t = 1.0 / (1.0 + eu)
+                t_neg = eu / (1.0 + eu)
+            else:
+                eu = math.exp(u)
+                t = eu / (1.0 + eu)
+                t_neg = 1.0 / (1.0 + eu)
             t = min(max(t, 1e-300), 1.0 - 1e-16)
             ws[TAU, n] = t
             if jacobian:
-                lp += math.log(t) + math.log(max(_sigmoid(-u), 1e-300))
+                lp += math.log(t) + math.log(max(t_neg, 1e-300))
             if use_simplex:
                 j = int_pos[n]
-                lj = _stick_forward(theta[n_int + j * (p - 1): n_int + (j + 1) * (p - 1)], ws[SIMP + n, :p])
+                lj = _stick_forward(theta[n_int + j * (p - 1): n_int + (j + 1) * (p - 1)], ws[SIMP + n, :p],
+                                    ws[LOGK, :p - 1], ws[STE + n, :p - 1], ws[STL + n, :p - 1])
                 if jacobian:
                     lp += lj
                 lp += dir_const
@@ -623,7 +635,8 @@ def _log_posterior_ws(theta, grad, need_grad, jacobian, h, data, topo, ws):
                         for f in range(p):
                             ws[GSIMP + n, f] += (a - 1.0) / max(ws[SIMP + n, f], 1e-300)
                     _stick_backward(theta[n_int + j * (p - 1): n_int + (j + 1) * (p - 1)], ws[SIMP + n, :p],
-                                    ws[GSIMP + n, :p], gy, jacobian)
+                                    ws[GSIMP + n, :p], gy, jacobian, ws[LOGK, :p - 1], ws[STE + n, :p - 1],
+                                    ws[STL + n, :p - 1])
                     for f in range(p - 1):
                         grad[n_int + j * (p - 1) + f] += gy[f]
     return lp

@@ -11,31 +11,48 @@ import math
 import numba
 import numpy as np
 
-from .soft_tree import _sigmoid
 
 
-@numba.njit(cache=True, _nrt=False)  # allocates nothing: no reference counting (see _posterior_kernels)
-def _log_sigmoid(a):
-    """log(1 / (1 + exp(-a))) without overflow or underflow to log(0)."""
-    if a >= 0.0:
-        return -math.log1p(math.exp(-a))
-    return a - math.log1p(math.exp(a))
+# The compiled maps allocate nothing and are compiled without reference counting (see
+# ``_posterior_kernels._NO_REFCOUNT``).
 
 
-@numba.njit(cache=True, _nrt=False)  # allocates nothing: no reference counting (see _posterior_kernels)
-def _stick_forward(y, x):
+@numba.njit(cache=True, _nrt=False)
+def _stick_offsets(K, out):
+    """``out[k] = log(K − 1 − k)`` for k < K − 1: the offsets that centre the stick-breaking map
+    at the simplex's centre (constants, computed once per workspace)."""
+    for k in range(K - 1):
+        out[k] = math.log(K - 1 - k)
+
+
+@numba.njit(cache=True, _nrt=False)
+def _stick_forward(y, x, offsets, e, log_rem_before):
     """Stan's stick-breaking map R^{K-1} → simplex in R^K; returns the log-Jacobian.
 
-    The remaining stick is carried in log space, so a far-out ``y`` (a break taking the whole
-    stick) gives tiny but valid simplex entries and a finite log-Jacobian instead of log(0).
+    With a_k = y_k − ``offsets[k]`` (``_stick_offsets``), break k takes the fraction
+    z_k = logistic(a_k) of the remaining stick. The remaining stick is carried in log space, so a
+    far-out ``y`` (a break taking the whole stick) gives tiny but valid simplex entries and a
+    finite log-Jacobian instead of log(0). log z_k and log(1 − z_k) share one e^{−|a_k|}, which
+    is kept in ``e[k]``, with the log of the stick before break k in ``log_rem_before[k]``, for
+    ``_stick_backward``.
     """
     K = x.shape[0]
     log_rem = 0.0
     logj = 0.0
     for k in range(K - 1):
-        a = y[k] - math.log(K - 1 - k)
-        log_z = _log_sigmoid(a)
-        log_1mz = _log_sigmoid(-a)
+        a = y[k] - offsets[k]
+        if a >= 0.0:  # log z = −log1p(e^{−a}), log(1 − z) = −a − log1p(e^{−a})
+            ek = math.exp(-a)
+            l1p = math.log1p(ek)
+            log_z = -l1p
+            log_1mz = -a - l1p
+        else:  # log z = a − log1p(e^{a}), log(1 − z) = −log1p(e^{a})
+            ek = math.exp(a)
+            l1p = math.log1p(ek)
+            log_z = a - l1p
+            log_1mz = -l1p
+        e[k] = ek
+        log_rem_before[k] = log_rem
         x[k] = math.exp(log_rem + log_z)
         logj += log_z + log_1mz + log_rem
         log_rem += log_1mz
@@ -43,20 +60,16 @@ def _stick_forward(y, x):
     return logj
 
 
-@numba.njit(cache=True, _nrt=False)  # allocates nothing: no reference counting (see _posterior_kernels)
-def _stick_backward(y, x, gx, gy, with_jac):
-    """Gradient w.r.t. y of L(x(y)) [+ log-Jacobian] given gx = ∂L/∂x (length K)."""
+@numba.njit(cache=True, _nrt=False)
+def _stick_backward(y, x, gx, gy, with_jac, offsets, e, log_rem_before):
+    """Gradient w.r.t. y of L(x(y)) [+ log-Jacobian] given gx = ∂L/∂x (length K), from the
+    intermediate values ``e`` and ``log_rem_before`` of the ``_stick_forward`` call at this y."""
     K = x.shape[0]
     gs = gx[K - 1]
-    # log of the remaining stick before each break, a sum of log(1 - z_j) (no cancellation,
-    # never negative); held in gy[k] until gy[k] is overwritten below
-    log_s = 0.0
-    for k in range(K - 1):
-        gy[k] = log_s
-        log_s += _log_sigmoid(-(y[k] - math.log(K - 1 - k)))
     for k in range(K - 2, -1, -1):
-        s_k = math.exp(gy[k])
-        z = _sigmoid(y[k] - math.log(K - 1 - k))
+        # s_k: the remaining stick before break k, a product of (1 − z_j) (no cancellation)
+        s_k = math.exp(log_rem_before[k])
+        z = 1.0 / (1.0 + e[k]) if y[k] - offsets[k] >= 0.0 else e[k] / (1.0 + e[k])
         gz = (gx[k] - gs) * s_k
         g = gz * z * (1.0 - z)
         if with_jac:
@@ -70,6 +83,14 @@ def _stick_backward(y, x, gx, gy, with_jac):
         gs = gs_new
 
 
+def _stick_forward_py(y):
+    """``(x, log-Jacobian)`` of ``_stick_forward`` for a Python caller (allocates its scratch)."""
+    y = np.ascontiguousarray(y, dtype=np.float64).ravel()
+    K = y.shape[0] + 1
+    x, offsets, e, log_rem = np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K)
+    _stick_offsets(K, offsets)
+    return x, float(_stick_forward(y, x, offsets, e, log_rem))
+
 
 def _stick_breaking(y):
     """Map ``y`` in R^{K−1} to the unit simplex in R^K (Stan's stick-breaking transform).
@@ -79,10 +100,7 @@ def _stick_breaking(y):
     >>> _stick_breaking(np.zeros(2)).round(6).tolist()
     [0.333333, 0.333333, 0.333333]
     """
-    y = np.ascontiguousarray(y, dtype=np.float64).ravel()
-    x = np.zeros(y.shape[0] + 1)
-    _stick_forward(y, x)
-    return x
+    return _stick_forward_py(y)[0]
 
 
 def _stick_breaking_log_jacobian(y):
@@ -93,9 +111,7 @@ def _stick_breaking_log_jacobian(y):
     >>> round(float(_stick_breaking_log_jacobian(np.zeros(1))), 6)  # x1 = logistic(y), J = 1/4
     -1.386294
     """
-    y = np.ascontiguousarray(y, dtype=np.float64).ravel()
-    x = np.zeros(y.shape[0] + 1)
-    return float(_stick_forward(y, x))
+    return _stick_forward_py(y)[1]
 
 
 def _stick_breaking_inverse(x):

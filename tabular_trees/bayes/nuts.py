@@ -171,8 +171,13 @@ def _logaddexp(a, b):
         return b
     if b == -np.inf:
         return a
-    m = max(a, b)
-    return m + math.log(math.exp(a - m) + math.exp(b - m))
+    if a == np.inf or b == np.inf:
+        m = max(a, b)
+        return m + math.log(math.exp(a - m) + math.exp(b - m))
+    # the larger term's exponential is e^0 = 1 exactly: skip computing it (same result, one exp fewer)
+    if a >= b:
+        return a + math.log(1.0 + math.exp(b - a))
+    return b + math.log(math.exp(a - b) + 1.0)
 
 
 @numba.njit(cache=True, inline="always")
@@ -183,31 +188,41 @@ def _copy3(a, b, c, a_src, b_src, c_src):
         c[k] = c_src[k]
 
 
-@numba.njit(cache=True)
-def _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, h, tgt, stats):
+_N_WORK_VECTORS = 16  # rows of _nuts_transition's scratch before the 2 (max_depth + 1) U-turn checkpoints
+
+
+@numba.njit(**_NO_REFCOUNT)
+def _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, h, tgt, stats, work):
     """One multinomial-NUTS transition; updates theta/grad in place, returns the new log-density.
 
-    ``stats`` receives [mean acceptance statistic, tree depth, n_leapfrog, diverged].
+    ``stats`` receives [mean acceptance statistic, tree depth, n_leapfrog, diverged]. ``work``, a
+    (``_N_WORK_VECTORS`` + 2 (max_depth + 1), d) array that ``_run_nuts`` allocates once, holds every
+    vector the transition needs: a transition allocates nothing, so it is compiled without
+    reference counting, which would otherwise cost a pair of atomic operations per array per
+    density evaluation.
     """
     d = theta.shape[0]
-    r0 = np.empty(d)
+    r0, thL, rL, gL, thR, rR, gR, prop, prop_g, rho = (work[0], work[1], work[2], work[3], work[4], work[5],
+                                                        work[6], work[7], work[8], work[9])
+    th, r, g, sub_prop, sub_g, sub_rho = work[10], work[11], work[12], work[13], work[14], work[15]
+    ck_p = work[_N_WORK_VECTORS:_N_WORK_VECTORS + max_depth + 1]
+    ck_rho = work[_N_WORK_VECTORS + max_depth + 1:_N_WORK_VECTORS + 2 * (max_depth + 1)]
     for i in range(d):
         r0[i] = np.random.standard_normal() / math.sqrt(inv_mass[i])
     H0 = -lp + _kinetic(r0, inv_mass)
-    thL = theta.copy(); rL = r0.copy(); gL = grad.copy()
-    thR = theta.copy(); rR = r0.copy(); gR = grad.copy()
-    prop = theta.copy(); prop_g = grad.copy(); prop_lp = lp
-    rho = r0.copy()
+    _copy3(thL, rL, gL, theta, r0, grad)
+    _copy3(thR, rR, gR, theta, r0, grad)
+    _copy3(prop, prop_g, rho, theta, grad, r0)
+    prop_lp = lp
     log_w = 0.0
     sum_acc = 0.0
     n_steps = 0
     diverged = False
     depth = 0
-    ck_p = np.zeros((max_depth + 1, d))
-    ck_rho = np.zeros((max_depth + 1, d))
-    th = np.empty(d); r = np.empty(d); g = np.empty(d)
-    sub_prop = np.empty(d); sub_g = np.empty(d)
-    sub_rho = np.empty(d)
+    for k in range(ck_p.shape[0]):
+        for i in range(d):
+            ck_p[k, i] = 0.0
+            ck_rho[k, i] = 0.0
     while depth < max_depth:
         direction = 1 if np.random.random() < 0.5 else -1
         if direction == 1:
@@ -259,14 +274,19 @@ def _nuts_transition(theta, lp, grad, eps, inv_mass, max_depth, h, tgt, stats):
         else:
             _copy3(thL, rL, gL, th, r, g)
         if math.log(np.random.random()) < sub_logw - log_w:
-            prop[:] = sub_prop; prop_g[:] = sub_g; prop_lp = sub_lp
+            for k in range(d):
+                prop[k] = sub_prop[k]
+                prop_g[k] = sub_g[k]
+            prop_lp = sub_lp
         log_w = _logaddexp(log_w, sub_logw)
-        rho += sub_rho
+        for k in range(d):
+            rho[k] += sub_rho[k]
         depth += 1
         if _turning(rL, rR, rho, inv_mass):
             break
-    theta[:] = prop
-    grad[:] = prop_g
+    for k in range(d):
+        theta[k] = prop[k]
+        grad[k] = prop_g[k]
     stats[0] = sum_acc / max(n_steps, 1)
     stats[1] = depth
     stats[2] = n_steps
@@ -391,7 +411,7 @@ def _random_walk_features(theta, lp, grad, h, tgt):
 
 
 @numba.njit(cache=True, inline="always")
-def _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, h, cfg, tgt, stats):
+def _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, h, cfg, tgt, stats, work):
     """One sampler step, shared by warm-up and sampling: an update of the split features
     (HMC-DF only), then one NUTS transition of the continuous parameters (its statistics in ``stats``)."""
     if cfg.split_update == SPLIT_GIBBS and tgt.data.X.shape[1] > 1:
@@ -399,7 +419,7 @@ def _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, h, cfg, tgt, stats):
     elif cfg.split_update == SPLIT_RANDOM_WALK and tgt.data.X.shape[1] > 1:
         lp = _random_walk_features(theta, lp, grad, h, tgt)
     if theta.shape[0] > 0:
-        lp = _nuts_transition(theta, lp, grad, eps, inv_mass, cfg.max_depth, h, tgt, stats)
+        lp = _nuts_transition(theta, lp, grad, eps, inv_mass, cfg.max_depth, h, tgt, stats, work)
     return lp
 
 
@@ -423,6 +443,7 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, cfg, data, topo, out):
     grad = np.zeros(d)
     inv_mass = np.ones(d)
     stats = np.zeros(4)
+    work = np.zeros((_N_WORK_VECTORS + 2 * (cfg.max_depth + 1), d))  # _nuts_transition's scratch
     h = h_init if n_warmup > 0 else h_final
     lp = _lp(theta, grad, True, h, tgt)
     n_div_w = 0.0
@@ -446,7 +467,7 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, cfg, data, topo, out):
     if ramp_end >= ramp_start and ramp_start >= 0:
         h_step = (h_final - h_init) / (ramp_end - ramp_start + 1)
     for t in range(n_warmup):
-        lp = _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, h, cfg, tgt, stats)
+        lp = _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, h, cfg, tgt, stats, work)
         if d > 0:
             n_div_w += stats[3]
             n_leap += stats[2]
@@ -492,7 +513,7 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, cfg, data, topo, out):
         lp = _lp(theta, grad, True, h, tgt)
     acc_sum = 0.0
     for s in range(n_samples):
-        lp = _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, h, cfg, tgt, stats)
+        lp = _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, h, cfg, tgt, stats, work)
         if d > 0:
             n_div_s += stats[3]
             n_leap += stats[2]

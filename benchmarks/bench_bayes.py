@@ -303,8 +303,17 @@ def markdown(result):
               "speed-up is the ratio of the cost of one leapfrog step (one gradient) plus the reference's per-topology "
               "compilation. Where the time goes and why HMC-DFI needs many more steps at small h: "
               "[bayes_profile.md](bayes_profile.md) (`python benchmarks/profile_bayes.py --evidence`)."]
+    lines += ["", "Measure on a quiet machine. The reference's time per iteration depends on machine load much more than "
+              "ours: the recording before this one, taken at load average 3.4–5.2, timed the same reference "
+              "half-moves 1.3–2× slower than a quiet run and so overstated every speed-up (its CGM HMC-DFI cell read "
+              "45×; a quiet run of an intermediate version of the current code, already faster per gradient than "
+              "that recording's, read 24×). The reference's first timed iteration also carries "
+              "JAX's one-off compilation; the reference times listed per iteration in `bayes.json` show the spread."]
     if (RECORDED / "rjhmc_paper.json").exists():
         lines += table1_cost()
+    if (RESULTS / "table1_cost.md").exists():
+        lines += ["", "Table 1 measured with the current code on some of its chains (one quiet core, the paper's seeds): "
+                  "[table1_cost.md](table1_cost.md) (`python benchmarks/table1_cost.py`)."]
     for note in result.get("notes", []):
         lines += ["", note]
     return "\n".join(lines) + "\n"

@@ -105,7 +105,7 @@ def tree_depths(trees):
     return np.array([int(t.depth[t.leaves()].max()) for t in trees])
 
 
-def rjhmc_prior_chain(use_simplex, n_iter, seed):
+def rjhmc_prior_chain(use_simplex, n_iter, seed, split_index_update="gibbs"):
     rng = np.random.default_rng(0)
     X = rng.random((12, 3))
     post = TreePosterior(X, rng.normal(size=12), "regression", use_simplex=use_simplex,
@@ -116,9 +116,10 @@ def rjhmc_prior_chain(use_simplex, n_iter, seed):
     # (Eq. 19, the burn-in rule, is deliberately biased). No stay moves (they are always accepted
     # and only slow the chain down) and unequal grow/prune probabilities, so that the
     # move-probability terms of the ratio matter.
-    settings = bayes.RJHMCSettings(k_warmup=0, h_init=0.05, h_final=0.05, sampling_probs=(0.55, 0.45, 0.0))
+    settings = bayes.RJHMCSettings(k_warmup=0, h_init=0.05, h_final=0.05, sampling_probs=(0.55, 0.45, 0.0),
+                                   split_index_update=split_index_update)
     out = bayes.rjhmc_chain(post, n_iter=n_iter, n_burnin=0, seed=seed, sampler=settings)
-    return out["n_leaves"], tree_depths(out["trees"])
+    return out["n_leaves"], tree_depths(out["trees"]), out["trees"]
 
 
 def test_exact_prior_distributions_match_simulation():
@@ -145,19 +146,29 @@ def test_exact_prior_distributions_match_simulation():
     assert chi2_pvalue(np.array(depths), np.diff(np.r_[0.0, cdf, 1.0])) > P_MIN
 
 
-@pytest.mark.parametrize("use_simplex", [False, True], ids=["hmc-df", "hmc-dfi"])
-def test_rjhmc_recovers_the_tree_prior(use_simplex):
-    n_leaves, depths = rjhmc_prior_chain(use_simplex, n_iter=5000, seed=11)
+@pytest.mark.parametrize("use_simplex, split_index_update", [(False, "gibbs"), (True, "gibbs"), (False, "random_walk")],
+                         ids=["hmc-df", "hmc-dfi", "hmc-df-random-walk-splits"])
+def test_rjhmc_recovers_the_tree_prior(use_simplex, split_index_update):
+    n_leaves, depths, trees = rjhmc_prior_chain(use_simplex, n_iter=5000, seed=11,
+                                                split_index_update=split_index_update)
     probs = prior_leaf_distribution(ALPHA, BETA)
     assert chi2_pvalue(thinned(n_leaves), probs) > P_MIN
     cdf = prior_depth_cdf(ALPHA, BETA)
     assert chi2_pvalue(thinned(depths), np.diff(np.r_[0.0, cdf, 1.0])) > P_MIN
+    if not use_simplex:
+        # the split-index kernels keep the prior's uniform split index: the root's index (a root that split),
+        # thinned like the sizes, is uniform over the 3 features
+        root = np.array([t.feature[0] if t.n_leaves > 1 else -1 for t in trees])
+        kept = thinned(root)
+        kept = kept[kept >= 0]
+        assert kept.shape[0] >= MIN_DRAWS
+        assert chi2_pvalue(kept, np.full(3, 1 / 3)) > P_MIN
 
 
 def test_rjhmc_prior_test_detects_a_dropped_tree_prior(monkeypatch):
     """The same test rejects a sampler whose acceptance ratio omits the topology prior."""
     monkeypatch.setattr(posterior_module, "log_tree_prior", lambda tree, alpha, beta: 0.0)
-    n_leaves, _ = rjhmc_prior_chain(False, n_iter=400, seed=11)
+    n_leaves, _, _ = rjhmc_prior_chain(False, n_iter=400, seed=11)
     probs = prior_leaf_distribution(ALPHA, BETA)
     assert chi2_pvalue(thinned(n_leaves), probs) < P_MIN
     # and not merely for want of draws: the trees are far larger than the prior's

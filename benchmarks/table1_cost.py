@@ -1,0 +1,104 @@
+"""What Table 1 costs at the full paper protocol, measured on some of its chains.
+
+Table 1 of Cochrane et al. is ten chains of 1000 iterations per HMC method (k = 500 NUTS warm-up steps per
+half-move) plus the CGM baseline on the CGM data. This script runs chains ``A..B-1`` of HMC-DF and HMC-DFI exactly
+as ``reproduce_rjhmc.py --protocol paper`` does (the paper's seeds, one process, so one core), times each fit, and
+estimates the whole table as ten times the mean chain cost of each method plus the CGM baseline's recorded cost
+(``rjhmc_paper.json``; its chains are cheap). Chains differ in the trees they visit, so the estimate carries the
+spread of the chains measured; run it on a quiet machine (another busy core slows this one).
+
+Usage::
+
+    python benchmarks/table1_cost.py --chains 0:1            # about 10 minutes on one quiet core
+    python benchmarks/table1_cost.py --from-json OUT.json    # summarise a reproduce_rjhmc.py run instead
+
+Writes ``benchmarks/results/table1_cost.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RECORDED = HERE.parent / "tabular_trees" / "_recorded"
+TARGET_HOURS = 2.0  # issue 15: Table 1 at the full paper protocol in at most 2 CPU-hours
+
+
+def _reproduce_module():
+    spec = importlib.util.spec_from_file_location("reproduce_rjhmc", HERE / "reproduce_rjhmc.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def measure(chains: str) -> dict:
+    """Run chains ``A:B`` of both HMC methods at the paper protocol on one core; return reproduce_rjhmc's result."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "table1_chains"
+        _reproduce_module().main(["--protocol", "paper", "--datasets", "", "--methods", "hmc-df,hmc-dfi",
+                                  "--chains", chains, "--n-jobs", "1", "--output", str(out)])
+        return json.loads(out.with_suffix(".json").read_text())
+
+
+def summarise(res: dict, source: str) -> str:
+    first = res.get("first_chain", 0)
+    n = res["protocol"]["n_chains"]
+    full_chains = 10  # the paper protocol's chains per method
+    recorded = json.loads((RECORDED / "rjhmc_paper.json").read_text())["table1"]
+    rows, total = [], 0.0
+    for method in ("hmc-df", "hmc-dfi"):
+        all_leaves = [c["leaves"] for c in recorded[method]["chains"]]  # the recorded run's ten chains
+        r = res["table1"][method]
+        per_chain = r["seconds"] / n  # one process runs the chains one after the other
+        estimate = full_chains * per_chain
+        total += estimate
+        leaves = r["summary"]["leaves"]["mean"]
+        rows.append(f"| {method} | {first}–{first + n - 1} | {r['seconds']:.0f} | {per_chain:.0f} | "
+                    f"{per_chain / res['protocol']['n_iter']:.3f} | {leaves:.2f} | {min(all_leaves):.1f}–"
+                    f"{max(all_leaves):.1f} (mean {sum(all_leaves) / len(all_leaves):.1f}) | {estimate:.0f} |")
+    cgm = recorded["cgm"]["seconds"]
+    total += cgm
+    verdict = ("met" if total <= TARGET_HOURS * 3600 else
+               f"missed by {total / (TARGET_HOURS * 3600):.2f}×")
+    lines = [
+        "# Table 1 at the full paper protocol: measured cost", "",
+        f"Measured {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} on {platform.machine()}, "
+        f"{os.cpu_count()} logical CPUs, one process on one core ({source}). Protocol: the paper's "
+        f"(k = {res['protocol']['k_warmup']}, {res['protocol']['n_iter']} iterations, "
+        f"{res['protocol']['n_burnin']} burn-in, the paper's chain seeds).", "",
+        "| method | chains run | seconds | seconds per chain | seconds per iteration | mean leaves after burn-in "
+        "| the ten recorded chains' mean leaves | estimate for 10 chains (s) |", "|---|---|---|---|---|---|---|---|",
+        *rows, f"| cgm (recorded, `rjhmc_paper.json`) | 0–9 | {cgm:.0f} | – | – | – | – | {cgm:.0f} |", "",
+        f"Estimated Table 1: **{total:.0f} s = {total / 3600:.2f} CPU-hours** against the target of "
+        f"≤ {TARGET_HOURS:.0f} CPU-hours: {verdict}. The estimate scales the chains measured to ten; chains that "
+        "visit larger trees cost more, so it is as good as the chains measured are typical (compare their sizes "
+        "with the ten recorded chains' in the table).", ""]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--chains", default="0:1", metavar="A:B", help="which of the protocol's chains to run")
+    ap.add_argument("--from-json", default=None, help="summarise this reproduce_rjhmc.py result instead of running")
+    ap.add_argument("--out", default=str(HERE / "results" / "table1_cost.md"))
+    args = ap.parse_args(argv)
+    if args.from_json:
+        res = json.loads(Path(args.from_json).read_text())
+        source = (f"the `reproduce_rjhmc.py --protocol paper --chains ... --n-jobs 1` run that this script wraps, "
+                  f"summarised from `{Path(args.from_json).name}`")
+    else:
+        res, source = measure(args.chains), f"`python benchmarks/table1_cost.py --chains {args.chains}`"
+    text = summarise(res, source)
+    Path(args.out).write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

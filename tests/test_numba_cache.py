@@ -1,12 +1,13 @@
-"""An edit to an inlined helper in one file takes effect in compiled callers in other files.
+"""An edit to a compiled helper in one file takes effect in compiled callers in other files.
 
-numba's ``cache=True`` keys a cached function on its own source file only; ``tabular_trees``
-keys it on a hash of all of the package's sources (``tabular_trees/_numba_cache.py``). The test
-copies the package to a temporary directory, runs a ``bayes`` function whose compiled code
-inlines ``bayes.soft_tree._sigmoid`` (``TreePosterior.logp_grad``, whose kernel in ``_posterior_kernels.py``
-decodes thresholds with it), edits
-``_sigmoid`` and runs it again in a fresh process. With numba's plain per-file keying the
-second run returns the stale value (checked too, so the test shows what it guards against).
+numba's ``cache=True`` keys a cached function on its own source file only, although the cached
+code of a caller contains the code of the helpers it calls; ``tabular_trees`` keys it on a hash
+of all of the package's sources (``tabular_trees/_numba_cache.py``). The test copies the package
+to a temporary directory, runs a ``bayes`` function whose compiled code calls a helper from
+another file (``TreePosterior.logp_grad`` for HMC-DFI: its kernel in ``_posterior_kernels.py``
+decodes each split's simplex with ``bayes._simplex._stick_forward``), edits that helper and runs
+it again in a fresh process. With numba's plain per-file keying the second run returns the stale
+value (checked too, so the test shows what it guards against).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ import numpy as np
 from tabular_trees.bayes.posterior import TreePosterior
 from tabular_trees.bayes.soft_tree import SoftTree
 rng = np.random.default_rng(0); X = rng.random((20, 2)); y = rng.normal(size=20)
-post = TreePosterior(X, y, "regression", use_simplex=False)
-tree = SoftTree(2).grow(0, 1, 0.5, None, 0.3)
+post = TreePosterior(X, y, "regression", use_simplex=True)
+tree = SoftTree(2, use_simplex=True).grow(0, 1, 0.5, np.array([0.3, 0.7]), 0.3)
 lp, _ = post.logp_grad(tree, post.pack(tree, sigma=1.0), h=0.1)
 print(repr(float(lp)))
 """
@@ -48,22 +49,23 @@ def _run(root, plain=False):
 def _copy(tmp_path):
     dst = tmp_path / "tabular_trees"
     shutil.copytree(SRC, dst, ignore=shutil.ignore_patterns("__pycache__", "_recorded"))
-    return tmp_path, dst / "bayes" / "soft_tree.py"
+    return tmp_path, dst / "bayes" / "_simplex.py"
 
 
-def _edit_sigmoid(path):
+def _edit_helper(path):
+    """Add 1 to the log-Jacobian that ``_stick_forward`` returns (so the log-density changes by 1)."""
     text = path.read_text()
-    assert "def _sigmoid(z):\n" in text
-    path.write_text(text.replace("def _sigmoid(z):\n", "def _sigmoid(z):\n    return 0.25\n", 1))
+    assert text.count("    return logj\n") == 1
+    path.write_text(text.replace("    return logj\n", "    return logj + 1.0\n"))
 
 
 @pytest.mark.parametrize("plain", [False, True], ids=["package-keyed", "plain-numba"])
-def test_edit_of_inlined_helper_takes_effect_after_reimport(tmp_path, plain):
-    root, soft_tree = _copy(tmp_path)
+def test_edit_of_compiled_helper_takes_effect_after_reimport(tmp_path, plain):
+    root, helper = _copy(tmp_path)
     before = _run(root, plain)
     assert math.isfinite(before)
-    assert list((soft_tree.parent / "__pycache__").glob("_posterior_kernels.*.nbi")), "nothing was cached"
-    _edit_sigmoid(soft_tree)
+    assert list((helper.parent / "__pycache__").glob("_posterior_kernels.*.nbi")), "nothing was cached"
+    _edit_helper(helper)
     after = _run(root, plain)
     if plain:
         # what the package-wide key prevents: _posterior_kernels.py did not change, its stale code runs
@@ -71,18 +73,18 @@ def test_edit_of_inlined_helper_takes_effect_after_reimport(tmp_path, plain):
     else:
         assert after != before
         # and it is the value a fresh compilation of the edited package gives
-        shutil.rmtree(soft_tree.parent / "__pycache__")
+        shutil.rmtree(helper.parent / "__pycache__")
         assert _run(root, plain) == after
 
 
 def test_key_covers_every_source_file(tmp_path):
     from tabular_trees._numba_cache import package_source_hash
 
-    _, soft_tree = _copy(tmp_path)
-    pkg = soft_tree.parent.parent
+    _, helper = _copy(tmp_path)
+    pkg = helper.parent.parent
     h0 = package_source_hash(pkg)
     assert package_source_hash(pkg) == h0
-    _edit_sigmoid(soft_tree)
+    _edit_helper(helper)
     assert package_source_hash(pkg) != h0
 
 

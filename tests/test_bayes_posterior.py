@@ -231,7 +231,15 @@ def test_sparse_lane_sums_equal_the_dense_sums_bit_for_bit(G, k, frac_zero, seed
 def test_logistic_kernel_matches_expit_and_saturates_exactly():
     from scipy.special import expit
 
-    from tabular_trees.bayes._posterior_kernels import _sigmoid_rows
+    import numba
+
+    from tabular_trees.bayes._posterior_kernels import _logistic_clipped
+
+    @numba.njit
+    def _sigmoid_rows(z, out, zmax):
+        for g in range(z.shape[0]):
+            out[g] = _logistic_clipped(z[g], zmax)
+
     z = np.concatenate([np.linspace(-45, 45, 20001), [0.0, -0.0, 36.7, -36.7, 40.0, -40.0, 1e300, -1e300]])
     out = np.empty_like(z)
     _sigmoid_rows(z, out, 40.0)

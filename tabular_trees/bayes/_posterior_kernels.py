@@ -135,13 +135,6 @@ def _logistic_clipped(zz, zmax):
     return 1.0 if zz > zmax else s
 
 
-@numba.njit(error_model="numpy", **_NO_REFCOUNT)
-def _sigmoid_rows(z, out, zmax):
-    """``out[g] = logistic(z[g])`` for all g (``_logistic_clipped``)."""
-    for g in range(z.shape[0]):
-        out[g] = _logistic_clipped(z[g], zmax)
-
-
 # ---------------------------------------------------------------------------- records
 # The compiled code receives its state as a few named tuples (numba compiles them as
 # structs, and caches functions taking them like any other argument type).
@@ -342,10 +335,11 @@ def _count_nonzero(x, n):
 def _lane_dots_sparse(v, G, k, rows, acc, out):
     """``out[j] = _rsum(v·rows[j])`` for j < k, summing over the rows with ``v[g] ≠ 0`` only.
 
-    At small h most splits are saturated (ψ is exactly 0 or 1), so most terms are exact zeros. Skipping them changes nothing: every other
-    product is added to the partial sum ``_rsum`` would give it (lane g mod 8, the tail in
-    lane 0), in the same order, and the lanes are combined as ``_rsum`` combines them, so the
-    result is bit-identical to the dense sum at a cost proportional to the non-zero terms.
+    At small h most splits are saturated (ψ is exactly 0 or 1), so most terms are exact zeros.
+    Skipping them changes nothing: every other product is added to the partial sum ``_rsum``
+    would give it (lane g mod 8, the tail in lane 0), in the same order, and the lanes are
+    combined as ``_rsum`` combines them, so the result is bit-identical to the dense sum at a
+    cost proportional to the non-zero terms.
     ``acc`` is scratch of at least 8k values.
     """
     for i in range(8 * k):

@@ -320,11 +320,8 @@ def _reasonable_step_size(eps, theta, lp, grad, inv_mass, h, tgt):
 
 
 @numba.njit(cache=True)
-def _gibbs_features(theta, lp, grad, h, tgt):
-    """Liu's Metropolised Gibbs update of every split index, in random order (HMC-DF);
-    the split indices are ``tgt.topo.feature``, updated in place."""
-    n_features = tgt.data.X.shape[1]
-    left, feature = tgt.topo.left, tgt.topo.feature
+def _split_nodes_in_random_order(left):
+    """The internal nodes (``left >= 0``) in a random order: the order of a split-index sweep."""
     n_nodes = left.shape[0]
     inner = np.empty(n_nodes, dtype=np.int64)
     k = 0
@@ -334,6 +331,16 @@ def _gibbs_features(theta, lp, grad, h, tgt):
             k += 1
     order = inner[:k].copy()
     np.random.shuffle(order)
+    return order
+
+
+@numba.njit(cache=True)
+def _gibbs_features(theta, lp, grad, h, tgt):
+    """Liu's Metropolised Gibbs update of every split index, in random order (HMC-DF);
+    the split indices are ``tgt.topo.feature``, updated in place."""
+    n_features = tgt.data.X.shape[1]
+    left, feature = tgt.topo.left, tgt.topo.feature
+    order = _split_nodes_in_random_order(left)
     lps = np.empty(n_features)
     changed = 0
     for n in order:
@@ -387,15 +394,7 @@ def _random_walk_features(theta, lp, grad, h, tgt):
     instead of p − 1, but it mixes more slowly."""
     n_features = tgt.data.X.shape[1]
     left, feature = tgt.topo.left, tgt.topo.feature
-    n_nodes = left.shape[0]
-    inner = np.empty(n_nodes, dtype=np.int64)
-    k = 0
-    for n in range(n_nodes):
-        if left[n] >= 0:
-            inner[k] = n
-            k += 1
-    order = inner[:k].copy()
-    np.random.shuffle(order)
+    order = _split_nodes_in_random_order(left)
     for n in order:
         cur = feature[n]
         prop = np.random.randint(0, n_features)

@@ -115,6 +115,11 @@ class RJHMCSettings:
         ``"random_walk"``: the authors' code's NumPyro ``DiscreteHMCGibbs(random_walk=True)``,
         which proposes a feature uniformly from all p and accepts by the Metropolis ratio (one
         evaluation per split, slower mixing). Both leave the same posterior invariant.
+    step_size : float, default=1.0
+        NUTS's initial step size (NumPyro's default, which the authors' code uses): where the
+        doubling heuristic or dual averaging starts. With ``k_warmup=0`` nothing is adapted and
+        every NUTS transition uses this step size (and a unit mass matrix); each NUTS leg is then
+        exactly reversible, which is what the exact-posterior tests use.
 
     Examples
     --------
@@ -137,6 +142,7 @@ class RJHMCSettings:
     prune_start: str = "paper"
     step_size_search: bool = True
     split_index_update: str = "gibbs"
+    step_size: float = 1.0
 
     def __post_init__(self):
         _set(self, "k_warmup", check_int(self.k_warmup, "k_warmup", min_val=0, max_val=10**6))
@@ -157,6 +163,8 @@ class RJHMCSettings:
         if not isinstance(self.split_index_update, str):
             raise TypeError(f"split_index_update must be 'gibbs' or 'random_walk', got {self.split_index_update!r}.")
         check_option(self.split_index_update, "split_index_update", {"gibbs", "random_walk"})
+        _set(self, "step_size", check_real(self.step_size, "step_size", min_val=0.0, max_val=1e6,
+                                           include_boundaries="right"))
 
     def softness(self, use_simplex):
         """``(h_init, h_final)`` for HMC-DFI (``use_simplex=True``) or HMC-DF, defaults filled in."""

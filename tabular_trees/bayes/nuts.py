@@ -34,9 +34,10 @@ from collections import namedtuple
 import numba
 import numpy as np
 
-from .._validation import check_int, check_option, check_real
+from .._validation import check_int, check_real
 from ._codes import GAUSS, SPLIT_FIXED, SPLIT_GIBBS, SPLIT_RANDOM_WALK, SPLIT_UPDATE_CODE
 from ._posterior_kernels import _NO_REFCOUNT, _log_posterior_ws, _new_workspace, _Topology, _TreeData
+from ._settings import RJHMCSettings
 
 __all__ = ["softness_schedule", "run_tree_nuts"]
 
@@ -47,12 +48,13 @@ _Target.__doc__ = """The density NUTS samples: a ``_TreeData``, a ``_Topology`` 
 (``_new_workspace``); the softness h, which the warm-up changes, travels beside it."""
 
 _NutsConfig = namedtuple("_NutsConfig", "max_depth target_accept win_start win_end ramp_start ramp_end "
-                                        "h_init h_final split_update step_search")
+                                        "h_init h_final split_update step_search step_size")
 _NutsConfig.__doc__ = """Settings of one NUTS run: tree-depth limit, target acceptance, the mass-matrix
 windows (first and last step of each, ``_schedule_arrays``), the h ramp (first and last
-step, −1 for none), h at its start and end, how split indices are updated (a ``SPLIT_*`` code), and whether
+step, −1 for none), h at its start and end, how split indices are updated (a ``SPLIT_*`` code), whether
 Stan's doubling heuristic picks the step size at the start and after each mass-matrix window
-(``False``: NumPyro's default, start at 1 and keep the adapted step size)."""
+(``False``: NumPyro's default, keep the adapted step size), and the initial step size (the step size
+of every transition when there is no warm-up)."""
 
 _NutsOutput = namedtuple("_NutsOutput", "samples feat_samples lps info")
 _NutsOutput.__doc__ = """Arrays a NUTS run fills: draws (n_samples, dim), split indices (n_samples, n_nodes),
@@ -448,10 +450,10 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, cfg, data, topo, out):
     n_div_w = 0.0
     n_div_s = 0.0
     n_leap = 0.0
-    eps = 1.0
+    eps = cfg.step_size
     n_win = cfg.win_start.shape[0]
     if d > 0 and n_warmup > 0 and cfg.step_search:
-        eps = _reasonable_step_size(1.0, theta, lp, grad, inv_mass, h, tgt)
+        eps = _reasonable_step_size(eps, theta, lp, grad, inv_mass, h, tgt)
     # dual averaging state
     mu = math.log(10.0 * eps)
     x_avg = 0.0
@@ -538,7 +540,7 @@ def _schedule_arrays(n_warmup):
 
 
 def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_init=0.01, h_final=None,
-                  max_tree_depth=10, target_accept=0.8, step_size_search=True, split_index_update="gibbs"):
+                  max_tree_depth=10, target_accept=0.8, sampler=None):
     """NUTS (HMC-within-Gibbs for HMC-DF) on the parameters of a fixed tree topology.
 
     Parameters
@@ -556,13 +558,12 @@ def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_i
         Split softness at the start and end of warm-up (Eq. 20); ``h_final`` defaults to ``h_init``.
     max_tree_depth : int, default=10
     target_accept : float, default=0.8
-    step_size_search : bool, default=True
-        Stan's doubling heuristic picks the first step size and re-picks it after every
-        mass-matrix window. ``False`` is NumPyro's default (the reference code's): dual
-        averaging starts from step size 1 and keeps its step size across windows.
-    split_index_update : {"gibbs", "random_walk"}, default="gibbs"
-        HMC-DF: how each split index is updated before every NUTS transition (ignored for
-        HMC-DFI), see ``RJHMCSettings``.
+    sampler : RJHMCSettings or None, default=None
+        Where the step size starts and how it is searched (``step_size``, ``step_size_search``)
+        and, for HMC-DF, how split indices are updated (``split_index_update``); ``None`` uses
+        ``RJHMCSettings()``. Its other fields (warm-up length, softness, tree depth, target
+        acceptance) are not read here: the arguments above set them. With ``n_warmup=0`` no
+        adaptation happens and every transition uses ``sampler.step_size`` and a unit mass matrix.
 
     Returns
     -------
@@ -594,19 +595,18 @@ def run_tree_nuts(posterior, tree, theta0, *, n_warmup, n_samples=1, seed=0, h_i
     h_init = check_real(h_init, "h_init", min_val=0.0, include_boundaries="neither")
     h_final = h_init if h_final is None else check_real(h_final, "h_final", min_val=0.0, include_boundaries="neither")
     target_accept = check_real(target_accept, "target_accept", min_val=0.0, max_val=1.0, include_boundaries="neither")
-    if not isinstance(step_size_search, (bool, np.bool_)):
-        raise TypeError(f"step_size_search must be True or False, got {step_size_search!r}.")
-    if not isinstance(split_index_update, str):
-        raise TypeError(f"split_index_update must be 'gibbs' or 'random_walk', got {split_index_update!r}.")
-    check_option(split_index_update, "split_index_update", set(SPLIT_UPDATE_CODE))
+    if sampler is None:
+        sampler = RJHMCSettings()
+    if not isinstance(sampler, RJHMCSettings):
+        raise TypeError(f"sampler must be an RJHMCSettings or None, got {type(sampler).__name__}.")
     if theta0 is None:
         raise TypeError("theta0 must be a 1-D array of floats (the starting point; see TreePosterior.pack), "
                         "got None.")
     (theta0,) = posterior._check(tree, theta0, theta_name="theta0")
     ws, we, rs, re = _schedule_arrays(n_warmup)
-    split_update = SPLIT_FIXED if posterior.use_simplex else SPLIT_UPDATE_CODE[split_index_update]
+    split_update = SPLIT_FIXED if posterior.use_simplex else SPLIT_UPDATE_CODE[sampler.split_index_update]
     cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, rs, re, h_init, h_final, split_update,
-                      bool(step_size_search))
+                      sampler.step_size_search, sampler.step_size)
     out = _NutsOutput(np.zeros((n_samples, theta0.shape[0])), np.zeros((n_samples, tree.n_nodes), dtype=np.int64),
                       np.zeros(n_samples), np.zeros(6))
     topo = posterior._topology(tree, feature=tree.feature.copy())
@@ -635,7 +635,7 @@ def _sample_gaussian(mean, cov, *, n_warmup=500, n_samples=1000, seed=0, max_tre
     n_samples = check_int(n_samples, "n_samples", min_val=1)
     ws, we, rs, re = _schedule_arrays(n_warmup)
     i1 = np.zeros(1, dtype=np.int64)
-    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, -1, -1, 1.0, 1.0, SPLIT_FIXED, True)
+    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, -1, -1, 1.0, 1.0, SPLIT_FIXED, True, 1.0)
     data = _TreeData(GAUSS, prec, np.zeros(1), mean, np.zeros(1), np.zeros((1, 1)), np.zeros(5), np.ones(1))
     topo = _Topology(i1 - 1, i1 - 1, i1.copy(), i1, i1)
     out = _NutsOutput(np.zeros((n_samples, d)), np.zeros((n_samples, 1), dtype=np.int64), np.zeros(n_samples),

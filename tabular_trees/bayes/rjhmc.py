@@ -311,8 +311,7 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, callback=Non
     visited = []
     nuts_kw = dict(n_warmup=sampler.k_warmup, n_samples=1, h_init=h_init, h_final=h_final,
                    max_tree_depth=sampler.max_tree_depth, target_accept=sampler.target_accept,
-                   step_size_search=sampler.step_size_search,
-                   split_index_update=sampler.split_index_update)
+                   sampler=sampler)
     for it in range(n_iter):
         burn = it < n_burnin
         probs = warmup_probs if burn else sampling_probs

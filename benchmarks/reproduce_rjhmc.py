@@ -8,9 +8,10 @@ Protocols (``--protocol``):
   rates of 53–59 % fit 1000 iterations with 200 burn-in, since stays after burn-in are always
   accepted); CGM (random-walk MH) for 5000 iterations keeping the last 500 on the CGM data and
   1000 keeping the last 500 on the real data, the chain lengths the authors' results script
-  reads. Four to six CPU-hours for Table 1 (an HMC chain takes 8–20 min on one core, depending
-  on the tree it settles on and the load) and about four for Table 2: run it in batches
-  (``--chains``, ``--methods``, ``--datasets``) and join them with ``--merge``.
+  reads. About three and a half CPU-hours for Table 1 with the current code (``table1_cost.py``
+  measures it: an HMC chain takes 6–18 min on one quiet core, the longer ones those that settle on
+  larger trees, and more when the other core is busy) and several for Table 2: run it in batches (``--chains``, ``--methods``,
+  ``--datasets``) and join them with ``--merge``.
 * ``long``   — the paper's chains with k = 100 NUTS warm-up steps per half-move instead of 500:
   about 1 CPU-hour for Table 1 (32 min on 2 cores).
 * ``medium`` — 4 chains, 200 iterations (100 burn-in), k = 100; CGM with 2000 iterations
@@ -43,7 +44,7 @@ Usage::
     # the paper protocol in batches, then one file
     python benchmarks/reproduce_rjhmc.py --methods hmc-dfi --datasets '' --chains 0:2 --output dfi_0
     python benchmarks/reproduce_rjhmc.py --skip-table1 --datasets wine --methods hmc-df --output wine_df
-    # Table 1 with the authors' positional prune warm start (chapter 7; about 4-6 CPU-hours)
+    # Table 1 with the authors' positional prune warm start (chapter 7; its trees grow, so more CPU-hours than Table 1)
     python benchmarks/reproduce_rjhmc.py --protocol paper --datasets '' --methods hmc-df,hmc-dfi --prune-start reference --output tabular_trees/_recorded/rjhmc_paper_reference_start
     python benchmarks/reproduce_rjhmc.py --merge dfi_0.json ... wine_df.json --output tabular_trees/_recorded/rjhmc_paper
 """

@@ -106,6 +106,21 @@ def test_every_chapter_is_exported(exported):
     assert sorted(exported) == [p.name for p in CHAPTERS]
 
 
+def test_copies_are_valid_notebooks_with_unique_cell_ids(exported):
+    """nbformat 4.5 validation, with no MissingIDFieldWarning (a future nbformat error) for the cells the exporter
+    writes itself."""
+    import warnings
+
+    import nbformat
+
+    for name, nb in exported.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            nbformat.validate(nbformat.from_dict(nb))
+        ids = [cell["id"] for cell in nb["cells"]]
+        assert len(ids) == len(set(ids)), name
+
+
 def test_copies_are_plain_markdown_without_hidden_cells(exported):
     for name, nb in exported.items():
         for cell in nb["cells"]:

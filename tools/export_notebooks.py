@@ -97,6 +97,20 @@ def _cell(kind, text, tags=()):
     return cell
 
 
+def _give_ids(cells):
+    """Give the cells this exporter wrote a cell id (nbformat 4.5 requires one; a missing id is a warning today and
+    an error in future nbformat): ``student-<position>``, deterministic, so re-exporting writes the same file; cells
+    copied from the chapter keep theirs."""
+    taken = {cell["id"] for cell in cells if "id" in cell}
+    for position, cell in enumerate(cells):
+        if "id" not in cell:
+            new = f"student-{position}"
+            while new in taken:
+                new += "x"
+            cell["id"] = new
+            taken.add(new)
+
+
 # ---------------------------------------------------------------------------------------------- parsing
 
 
@@ -317,7 +331,9 @@ class ChapterExporter:
             out.append(_cell("markdown", "## References\n\n" + refs))
         out.insert(0, _cell("code", self.install_cell(out)))
         out.insert(0, _cell("markdown", self.preface()))
+        _give_ids(out)
         nb["cells"] = out
+        nb["nbformat"], nb["nbformat_minor"] = 4, max(nb.get("nbformat_minor", 5), 5)  # cell ids need 4.5
         nb["metadata"] = {k: v for k, v in nb.get("metadata", {}).items() if k in ("kernelspec", "language_info")}
         nb["metadata"]["colab"] = {"provenance": []}
         return nb

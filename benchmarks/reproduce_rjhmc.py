@@ -44,7 +44,7 @@ Usage::
     # the paper protocol in batches, then one file
     python benchmarks/reproduce_rjhmc.py --methods hmc-dfi --datasets '' --chains 0:2 --output dfi_0
     python benchmarks/reproduce_rjhmc.py --skip-table1 --datasets wine --methods hmc-df --output wine_df
-    # Table 1 with the authors' positional prune warm start (chapter 7; its trees grow, so more CPU-hours than Table 1)
+    # Table 1 with the authors' positional prune warm start (chapter 10; its trees grow, so more CPU-hours than Table 1)
     python benchmarks/reproduce_rjhmc.py --protocol paper --datasets '' --methods hmc-df,hmc-dfi --prune-start reference --output tabular_trees/_recorded/rjhmc_paper_reference_start
     python benchmarks/reproduce_rjhmc.py --merge dfi_0.json ... wine_df.json --output tabular_trees/_recorded/rjhmc_paper
 """

@@ -1,4 +1,4 @@
-"""Leaf-count trajectories of RJHMC-Tree chains run under a wall-clock limit (chapter 7's prune warm start study).
+"""Leaf-count trajectories of RJHMC-Tree chains run under a wall-clock limit (chapter 10's prune warm start study).
 
 A chain of ``reproduce_rjhmc.py`` writes its results only when it ends, and a chain that grows large trees may not
 end within the time a machine is lent for. ``run`` executes exactly the chain ``reproduce_rjhmc.py`` would (same

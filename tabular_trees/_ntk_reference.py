@@ -12,7 +12,7 @@ compute each of the 129 tic-tac-toe kernels with one call of a NumPy function th
    ``prod_t T_t`` of the kernel's feature set.
 
 This module re-implements that algorithm from the formulas (it is our code, not theirs), with the same
-sequence of array operations, so that ``benchmarks/bench_ntk.py`` and chapter 5 can time what the
+sequence of array operations, so that ``benchmarks/bench_ntk.py`` and chapter 8 can time what the
 authors' code does rather than a leaner NumPy version. It is a timing reference, not an API: use
 :func:`tabular_trees.ntk.kernel_bank`.
 """

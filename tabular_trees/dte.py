@@ -30,7 +30,7 @@ Faithfulness to the paper's MATLAB set-up (``fitctree`` with ``NumBins=30``,
 
 The module also offers nonlinear anchor maps (``embedding="distance"`` or ``"rbf"``),
 which are not in the paper: with the linear map, LDA on ``Z`` is LDA on the
-projection of ``X`` onto the span of the leaf means (see the book's chapter 6).
+projection of ``X`` onto the span of the leaf means (see the book's chapter 9).
 """
 
 from __future__ import annotations

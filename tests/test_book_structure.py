@@ -20,7 +20,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
-CONVERTED = [p for p in NOTEBOOKS if p.name[:2] in {"01", "02", "03", "04"}]
+CONVERTED = [p for p in NOTEBOOKS if p.name[:2] in {"01", "02", "03", "04", "05", "06", "07"}]
+# Chapters written with graded, self-checked exercises (tabular_trees.exercises).
+SELF_CHECKED = [p for p in NOTEBOOKS if p.name[:2] in {"05", "06", "07"}]
+CHECK_CALL = re.compile(r'^check\("(?P<id>\d+\.\d+)", (?P<name>answer_\w+)\)$')
 sys.path.insert(0, str(ROOT / "tools"))
 import book_ext  # noqa: E402
 
@@ -79,6 +82,12 @@ def test_removing_solutions_breaks_no_later_cell(path):
         if "solution" in _tags(cell):
             solution_stored |= stored
             continue
+        check = CHECK_CALL.match("".join(cell["source"]).strip())
+        if check:  # the student copy assigns this name itself (`answer_5_3 = ...`) before the self-check
+            loaded = loaded - {check["name"]}
+        if "remove-cell" in _tags(cell) and re.fullmatch(r"assert check\(.*\)\.verdict == \"right\"",
+                                                         "".join(cell["source"]).strip()):
+            continue  # the solution passes its own self-check; hidden cells are not in student copies
         used = sorted(loaded & solution_stored)
         assert not used, (
             f"{path.name}: code cell {i} (not tagged 'solution') reads {used}, assigned in an earlier solution "
@@ -257,3 +266,42 @@ def test_convert_gated_solutions_makes_the_withholdable_pattern():
     # a visible cell that needs a solution's result cannot be converted automatically
     with pytest.raises(SystemExit, match="reads \\['answer'\\]"):
         conv.convert_cells(cells[:4] + [code("print(answer)", 5)], "x.ipynb")
+
+
+def _exercises(path):
+    """(label, level, id named in the text) of each {exercise} of a chapter, in order."""
+    text = "\n".join("".join(c["source"]) for c in _cells(path) if c["cell_type"] == "markdown")
+    found = []
+    for block in re.findall(r"^```\{exercise\}.*?^```$", text, flags=re.S | re.M):
+        label = re.search(r"^:label:\s*(\S+)", block, flags=re.M)
+        level = re.search(r"^\*\*Level:\*\* (understand|apply|extend)\s*$", block, flags=re.M)
+        named = re.search(r'check\("(\d+\.\d+)", answer_\w+\)', block)
+        found.append((label and label.group(1), level and level.group(1), named and named.group(1)))
+    return found
+
+
+@pytest.mark.parametrize("path", SELF_CHECKED, ids=lambda p: p.name)
+def test_chapter_has_goals_prerequisites_summary_and_six_graded_exercises(path):
+    cells = _cells(path)
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    for heading in ("## Learning goals", "## Prerequisites", "## Summary", "## Exercises"):
+        assert re.search(rf"^{heading}\s*$", text, flags=re.M), f"{path.name} has no '{heading}' section"
+    exercises = _exercises(path)
+    assert len(exercises) >= 6, f"{path.name} has {len(exercises)} exercises; at least six are required"
+    assert all(level for _, level, _ in exercises), f"{path.name}: every exercise needs a '**Level:** ...' line"
+    assert {level for _, level, _ in exercises} == {"understand", "apply", "extend"}, path.name
+
+
+@pytest.mark.parametrize("path", SELF_CHECKED, ids=lambda p: p.name)
+def test_every_exercise_is_self_checked_under_its_own_number(path):
+    from tabular_trees.exercises import exercise_ids
+
+    chapter = int(path.name[:2])
+    exercises = _exercises(path)
+    expected = [f"{chapter}.{k}" for k in range(1, len(exercises) + 1)]
+    assert [named for _, _, named in exercises] == expected, (
+        f"{path.name}: exercise k must tell the student to run check(\"{chapter}.k\", answer_{chapter}_k)")
+    calls = [m["id"] for c in _cells(path) if c["cell_type"] == "code" and "remove-cell" not in _tags(c)
+             and (m := CHECK_CALL.match("".join(c["source"]).strip()))]
+    assert calls == expected, f"{path.name}: one visible check cell per exercise, in order"
+    assert exercise_ids(chapter=chapter) == expected, f"the library's checks for chapter {chapter} differ"

@@ -220,6 +220,30 @@ def test_exporter_converts_myst_on_a_small_notebook(tmp_path):
     assert kinds.count("code") == 3  # the install cell and one answer cell per solution with code
 
 
+def test_exporter_turns_a_withheld_solution_before_a_self_check_into_an_answer_placeholder(tmp_path):
+    code = lambda text, tags=(): {"cell_type": "code", "metadata": {"tags": list(tags)} if tags else {},  # noqa: E731
+                                  "outputs": [], "execution_count": None, "source": [text]}
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": [
+            "# Ch\n\n```{exercise} Count\n:label: ch9-ex-a\n\n**Level:** apply\n\nCount them.\n```\n\n",
+            "```{solution} ch9-ex-a\n:class: dropdown\n\nSECRET.\n```\n"]},
+        code("answer_9_1 = 41 + 1\n", ("solution", "hide-input")),
+        code('check("9.1", answer_9_1)\n'),
+        code('assert check("9.1", answer_9_1).verdict == "right"\n', ("remove-cell",)),
+    ]
+    path = tmp_path / "09_checked.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    nb = export_notebooks.ChapterExporter(path, export_notebooks.collect_labels([path]),
+                                          export_notebooks.read_bibliography(),
+                                          export_notebooks.book_requirements()).export()
+    code_cells = [_source(c) for c in nb["cells"] if c["cell_type"] == "code"][1:]  # after the install cell
+    assert code_cells[0].startswith("answer_9_1 = ...") and code_cells[1] == 'check("9.1", answer_9_1)\n'
+    assert len(code_cells) == 2 and "41 + 1" not in "".join(code_cells) and "SECRET" not in str(nb)
+    namespace = {}
+    exec(code_cells[0], namespace)
+    assert namespace["answer_9_1"] is Ellipsis  # what check() reports as "no answer yet"
+
+
 def test_exporter_refuses_markup_it_cannot_write(tmp_path):
     path = tmp_path / "09_bad.ipynb"
     cell = {"cell_type": "markdown", "metadata": {}, "source": ["```{glossary}\nterm\n```\n"]}

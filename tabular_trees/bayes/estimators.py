@@ -261,7 +261,7 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
         1e-6 of its standard deviation, so that the chains themselves are identical).
         ``False`` runs on the raw target, as the RJHMC-Tree paper and
         the authors' code do on the CGM data (their y lies in 1..8 with noise σ = 0.2); the
-        reproduction of Table 1 (``benchmarks/reproduce_rjhmc.py``) and chapter 7 use ``False``.
+        reproduction of Table 1 (``benchmarks/reproduce_rjhmc.py``) and chapter 10 use ``False``.
 
     Attributes
     ----------

@@ -26,7 +26,7 @@ Identity with scikit-learn
 --------------------------
 The estimators grow, in compiled code (``tabular_trees._cart_kernels``), the same
 tree as ``sklearn.tree.DecisionTreeRegressor`` / ``DecisionTreeClassifier`` (version
-1.9, ``splitter="best"``, no sample weights, no missing values) with the same
+1.9, ``splitter="best"``, no sample weights; missing values allowed) with the same
 ``max_depth``, ``min_samples_split``, ``min_samples_leaf``, ``min_impurity_decrease``
 and ``random_state``: same node order, features, thresholds, impurities, sample
 counts, values and predictions. The rules that make this possible:
@@ -46,6 +46,19 @@ counts, values and predictions. The rules that make this possible:
   ``tree_.value`` as scikit-learn ≥ 1.4 stores it);
 * nodes are numbered depth first, left child first; leaves have children ``-1`` and
   feature/threshold ``-2``.
+
+**Missing values.** NaN in ``X`` marks a missing value (infinity is refused). For a
+feature with NaN somewhere in the training set, a node sorts its non-missing values,
+sets the missing samples aside, and scans the candidate thresholds twice: once with
+the missing samples going right — this pass also tries the split "every non-missing
+sample left, every missing one right", stored with threshold ``+inf`` — and once with
+them going left. The chosen side is stored in ``tree_.missing_go_to_left`` (as
+scikit-learn stores it). A node where the split feature had no missing value sends
+NaN at predict time to the child that received more training samples (the right one
+on a tie). A feature whose values in a node are all missing cannot split it, while a
+feature with one distinct non-missing value and some NaN still can. Ties are broken
+in scikit-learn's evaluation order, so the trees are the same node for node.
+:func:`split_scan` and :func:`best_split` scan complete features only and refuse NaN.
 
 **Ties.** Several features can give exactly the same best decrease: duplicated or
 discrete columns, and — even for continuous data — the small nodes deep in a fully
@@ -69,6 +82,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import DataConversionWarning
+from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -138,8 +152,12 @@ def _as_target(y, n_samples, criterion, name="y"):
     return np.zeros(codes.shape[0]), codes, classes.shape[0]
 
 
-def _as_X(X, name="X"):
-    """``X`` as a finite 2-D float32 array (scikit-learn's trees split in float32)."""
+def _as_X(X, name="X", allow_nan=False):
+    """``X`` as a 2-D float32 array (scikit-learn's trees split in float32).
+
+    Infinity (also a value too large for float32) is always refused; NaN, which marks a
+    missing value, only when ``allow_nan`` is false.
+    """
     ndim = None
     if X is not None and not sp.issparse(X):
         try:
@@ -156,7 +174,13 @@ def _as_X(X, name="X"):
         raise TypeError(
             f"{name} is a sparse matrix, but these trees need dense input; convert it with {name}.toarray()."
         )
-    return as_float_matrix(X, name=name, dtype=np.float32)
+    if not allow_nan:
+        return as_float_matrix(X, name=name, dtype=np.float32)
+    try:
+        return check_array(X, dtype=np.float32, order="C", ensure_all_finite="allow-nan",
+                           ensure_min_samples=1, ensure_min_features=1, input_name=name)
+    except ValueError as exc:
+        raise ValueError(f"Invalid {name}: {exc}") from None
 
 
 def _as_feature(x, name="x"):
@@ -179,7 +203,8 @@ def _as_feature(x, name="x"):
         x32 = np.ascontiguousarray(arr, dtype=np.float32)
     if not np.all(np.isfinite(x32)):
         raise ValueError(
-            f"{name} contains NaN or infinity (or values too large for float32); drop or impute them first."
+            f"{name} contains NaN or infinity (or values too large for float32); drop or impute them first "
+            "(CARTRegressor and CARTClassifier, unlike this function, accept NaN as a missing value)."
         )
     return x32
 
@@ -343,6 +368,9 @@ class CARTTree:
     threshold, impurity, weighted_n_node_samples : ndarray of float64, shape (node_count,)
     n_node_samples : ndarray of int64, shape (node_count,)
     value : ndarray of shape (node_count, 1, n_classes)
+    missing_go_to_left : ndarray of uint8, shape (node_count,)
+        At a split node, 1 if a sample whose split feature is NaN goes to the left child,
+        0 if it goes right (scikit-learn's ``tree_.missing_go_to_left``); 0 at leaves.
 
     Examples
     --------
@@ -352,7 +380,10 @@ class CARTTree:
     """
 
     def __init__(self, children_left, children_right, feature, threshold, value, impurity,
-                 n_node_samples, max_depth, n_features):
+                 n_node_samples, max_depth, n_features, missing_go_to_left=None):
+        if missing_go_to_left is None:
+            missing_go_to_left = np.zeros(children_left.shape[0], dtype=np.uint8)
+        self.missing_go_to_left = missing_go_to_left
         self.children_left = children_left
         self.children_right = children_right
         self.feature = feature
@@ -368,15 +399,28 @@ class CARTTree:
         self.n_classes = np.array([value.shape[1]], dtype=np.intp)
         self.n_leaves = int(np.sum(children_left == -1))
 
+    def _walk_arrays(self):
+        """Node arrays for a compiled walk, checked so that it cannot index out of bounds."""
+        check_tree_arrays(self.children_left, self.children_right, self.feature, self.n_features)
+        n = self.node_count
+        threshold = np.ascontiguousarray(self.threshold, dtype=np.float64)
+        mgl = np.ascontiguousarray(self.missing_go_to_left, dtype=np.uint8)
+        if threshold.shape != (n,) or mgl.shape != (n,):
+            raise ValueError(
+                f"tree arrays threshold and missing_go_to_left must have shape ({n},) like children_left; "
+                f"got {threshold.shape} and {mgl.shape}."
+            )
+        return self.children_left, self.children_right, self.feature, threshold, mgl
+
     def apply(self, X32):
         """Leaf index of each row of a matrix with ``n_features`` columns (used as float32).
 
-        NaN is not allowed; the shape and the tree arrays are checked before the compiled walk.
+        NaN (a missing value) goes to the child that ``missing_go_to_left`` names; the
+        shape and the tree arrays are checked before the compiled walk.
         """
-        check_tree_arrays(self.children_left, self.children_right, self.feature, self.n_features)
-        X32 = as_kernel_matrix(X32, self.n_features, "X", dtype=np.float32)
-        return _k._apply(X32, self.children_left, self.children_right, self.feature,
-                         np.ascontiguousarray(self.threshold, dtype=np.float64))
+        arrays = self._walk_arrays()
+        X32 = as_kernel_matrix(X32, self.n_features, "X", dtype=np.float32, allow_nan=True)
+        return _k._apply(X32, *arrays)
 
     def predict(self, X32):
         """``value`` of the leaf of each row, shape (n_samples, 1, n_classes)."""
@@ -428,7 +472,7 @@ class _BaseCART(BaseEstimator):
             # a DataFrame: feature names first (scikit-learn's order), so that one with other
             # columns gets the feature-name error, not a complaint about its values
             validate_data(self, X, reset=False, skip_check_array=True)
-        X32 = _as_X(X)
+        X32 = _as_X(X, allow_nan=True)
         validate_data(self, X, reset=reset, skip_check_array=True)
         return X32
 
@@ -453,12 +497,15 @@ class _BaseCART(BaseEstimator):
         _, max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease = params
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(0, _k.RAND_R_MAX))
+        # columns holding a missing value somewhere: only those are searched for NaN
+        missing_mask = np.isnan(X).any(axis=0).astype(np.uint8)
         out = _k._build_tree(
             np.asfortranarray(X), yf, codes, n_classes, _CRITERIA[criterion], int(max_depth),
             int(min_samples_split), int(min_samples_leaf), float(min_impurity_decrease), seed,
+            missing_mask,
         )
-        cl, cr, feat, thr, value, imp, nns, depth = out
-        self.tree_ = CARTTree(cl, cr, feat, thr, value, imp, nns, depth, X.shape[1])
+        cl, cr, feat, thr, value, imp, nns, depth, mgl = out
+        self.tree_ = CARTTree(cl, cr, feat, thr, value, imp, nns, depth, X.shape[1], mgl)
         return self
 
     def _X_predict(self, X):
@@ -492,9 +539,7 @@ class _BaseCART(BaseEstimator):
         """
         X32 = self._X_predict(X)
         t = self.tree_
-        indptr, indices = _k._decision_path(
-            np.ascontiguousarray(X32), t.children_left, t.children_right, t.feature, t.threshold, t.max_depth
-        )
+        indptr, indices = _k._decision_path(np.ascontiguousarray(X32), *t._walk_arrays(), t.max_depth)
         data = np.ones(indices.shape[0], dtype=np.intp)
         return sp.csr_matrix((data, indices, indptr), shape=(X32.shape[0], t.node_count))
 
@@ -507,6 +552,11 @@ class _BaseCART(BaseEstimator):
         """Number of leaves."""
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN marks a missing value; infinity is refused
+        return tags
 
     @property
     def feature_importances_(self):
@@ -522,6 +572,8 @@ class CARTRegressor(RegressorMixin, _BaseCART):
     features can tie) the fitted ``tree_`` equals that of
     ``sklearn.tree.DecisionTreeRegressor(criterion="squared_error")``; see the module
     documentation for the rules involved. The whole tree is grown in compiled code.
+    Missing values (NaN in ``X``) are routed natively, as in scikit-learn: each split
+    also learns on which side the missing samples go (``tree_.missing_go_to_left``).
 
     Parameters
     ----------
@@ -561,6 +613,16 @@ class CARTRegressor(RegressorMixin, _BaseCART):
     True
     >>> bool(np.allclose(ours.predict(X), theirs.predict(X)))
     True
+
+    With missing values the trees still agree, missing-value directions included:
+
+    >>> X[rng.random(X.shape) < 0.2] = np.nan
+    >>> ours = CARTRegressor(max_depth=3, random_state=0).fit(X, y)
+    >>> theirs = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    >>> bool(np.array_equal(ours.tree_.missing_go_to_left, theirs.tree_.missing_go_to_left))
+    True
+    >>> bool(np.allclose(ours.predict([[np.nan, 0.0, 0.0]]), theirs.predict([[np.nan, 0.0, 0.0]])))
+    True
     """
 
     def __init__(self, max_depth=None, min_samples_split=2, min_samples_leaf=1,
@@ -579,7 +641,7 @@ class CARTRegressor(RegressorMixin, _BaseCART):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Finite features (cast to float32).
+            Features (cast to float32); NaN marks a missing value, infinity is refused.
         y : array-like of shape (n_samples,)
             Finite targets.
 
@@ -620,7 +682,8 @@ class CARTClassifier(ClassifierMixin, _BaseCART):
     features can tie) the fitted ``tree_`` equals that of
     ``sklearn.tree.DecisionTreeClassifier``; see the module documentation. A training
     set with a single class is accepted, as in scikit-learn: the tree is one leaf that
-    predicts that class with probability 1.
+    predicts that class with probability 1. Missing values (NaN in ``X``) are routed
+    natively, as in scikit-learn (``tree_.missing_go_to_left``).
 
     Parameters
     ----------
@@ -662,6 +725,15 @@ class CARTClassifier(ClassifierMixin, _BaseCART):
     True
     >>> bool((ours.predict(X) == theirs.predict(X)).all())
     True
+
+    A feature that is missing exactly when the class is 1 is split as "known / missing":
+
+    >>> x = np.array([[1.0], [2.0], [3.0], [np.nan], [np.nan]])
+    >>> clf = CARTClassifier().fit(x, [0, 0, 0, 1, 1])
+    >>> float(clf.tree_.threshold[0]), int(clf.tree_.missing_go_to_left[0])
+    (inf, 0)
+    >>> clf.predict([[np.nan], [2.5]]).tolist()
+    [1, 0]
     """
 
     _criteria = ("gini", "entropy")
@@ -681,9 +753,9 @@ class CARTClassifier(ClassifierMixin, _BaseCART):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Finite features (cast to float32).
+            Features (cast to float32); NaN marks a missing value, infinity is refused.
         y : array-like of shape (n_samples,)
-            Class labels of any type (numbers or strings).
+            Class labels of any type (numbers or strings), no missing labels.
 
         Returns
         -------

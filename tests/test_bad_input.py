@@ -115,12 +115,14 @@ def _specs():
     def cart_tree(d, h):
         return fitted.predict(d["X"])
 
-    S["tree.CARTTree"] = Spec(cart_tree, {"X": X4.astype(np.float32)}, {"X": "X"})
+    S["tree.CARTTree"] = Spec(cart_tree, {"X": X4.astype(np.float32)}, {"X": "X_nan"})
     S["tree.CARTRegressor"] = _fit_predict(tree.CARTRegressor)
     S["tree.CARTRegressor"].bad_hyper = [("max_depth", 0), ("max_depth", 2.5), ("min_samples_leaf", 0),
                                          ("min_impurity_decrease", -1.0)]
     S["tree.CARTClassifier"] = _fit_predict(tree.CARTClassifier, "predict_proba", "y_cls")
     S["tree.CARTClassifier"].bad_hyper = [("criterion", "mse"), ("min_samples_split", 1)]
+    for name in ("tree.CARTRegressor", "tree.CARTClassifier"):  # NaN in X is a missing value for these
+        S[name].roles = {**S[name].roles, "X": "X_nan", "X_test": "X_nan"}
     # -- boosting
     S["boosting.leaf_weight"] = Spec(lambda d, h: boosting.leaf_weight(d["G"], d["H"], **h),
                                      {"G": Y_REG, "H": np.ones(40)}, {"G": "vec", "H": "vec"},
@@ -359,11 +361,13 @@ def _families(role, value):
     v = np.asarray(value)
     out = []
     numeric = v.dtype.kind in "fiub"
+    nan_ok = role == "X_nan"  # features where NaN means a missing value (the CART trees route it)
+    role = "X" if nan_ok else role
     if numeric and v.size:
         for fam, bad in (("nan", np.nan), ("inf", np.inf), ("-inf", -np.inf)):
             b = v.astype(float).copy()
             b.flat[0] = bad
-            out.append((fam, b, "raise"))
+            out.append((fam, b, "raise_or_finite" if nan_ok and fam == "nan" else "raise"))
     out.append(("none", None, "raise_or_finite" if role == "Xopt" else "raise"))
     role = "X" if role == "Xopt" else role
     words = np.full(v.shape, "abc") if v.ndim else np.array("abc")

@@ -15,6 +15,7 @@ Each chapter's exercises live in their own module (``_chapter05`` for chapter 5,
 from ._core import CheckResult, Exercise, check, describe, exercise_ids
 
 # Registration happens on import, in book order.
+from . import _chapter01, _chapter02, _chapter03, _chapter04  # noqa: E402,F401
 from . import _chapter05, _chapter06, _chapter07  # noqa: E402,F401
 
 __all__ = ["check", "describe", "exercise_ids", "CheckResult", "Exercise"]

@@ -305,3 +305,33 @@ def test_every_exercise_is_self_checked_under_its_own_number(path):
              and (m := CHECK_CALL.match("".join(c["source"]).strip()))]
     assert calls == expected, f"{path.name}: one visible check cell per exercise, in order"
     assert exercise_ids(chapter=chapter) == expected, f"the library's checks for chapter {chapter} differ"
+
+
+GLOSSARY_REQUIRED = ["NUTS", "dual averaging", "mass matrix", "reversible jump", "acceptance ratio", "Peskun ordering",
+                     "nats", "kernel ridge", "NTK", "leaf embedding", "LDA", "SHAP value",
+                     "interventional vs path-dependent"]
+
+
+def _glossary_terms():
+    text = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    block = re.search(r"^```\{glossary\}\n(.*?)^```$", text, flags=re.S | re.M).group(1)
+    return {line.strip() for line in block.splitlines() if line and not line[0].isspace() and not line.startswith(":")}
+
+
+def test_glossary_defines_the_course_terms_and_is_in_the_book():
+    assert "file: book/glossary" in (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    missing = [t for t in GLOSSARY_REQUIRED if t not in _glossary_terms()]
+    assert not missing, f"book/glossary.md does not define {missing}"
+
+
+def test_every_glossary_link_names_a_defined_term():
+    terms = _glossary_terms()
+    linking = set()
+    for path in NOTEBOOKS:
+        text = "\n".join("".join(c["source"]) for c in _cells(path) if c["cell_type"] == "markdown")
+        for body in re.findall(r"\{term\}`([^`]+)`", text):
+            explicit = re.match(r"^.*?<(?P<term>[^>]+)>$", body)
+            term = explicit["term"] if explicit else body
+            assert term in terms, f"{path.name} links {{term}}`{body}`, which book/glossary.md does not define"
+            linking.add(path.name)
+    assert {p.name for p in NOTEBOOKS if p.name[:2] in {"05", "06", "07"}} <= linking

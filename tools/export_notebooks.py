@@ -6,7 +6,7 @@ Each copy is an ordinary Jupyter notebook that needs no Jupyter Book to read:
 
 - MyST directives become plain Markdown: exercises, theorems, propositions and proofs are numbered
   bold paragraphs, ``{cite}`` roles become "(Author, year)" with a reference list at the end, and
-  cross-references name the numbered item they point to;
+  cross-references name the numbered item they point to, and glossary links (``{term}``) keep their words;
 - solutions are removed (``solution`` blocks with the code cells tagged ``solution`` that follow them,
   and gated ``solution-start``/``solution-end`` blocks with their code cells), and a "your answer here"
   cell stands in their place (a code cell too where the solution had code);
@@ -234,6 +234,9 @@ class ChapterExporter:
                         self.cited.append(k)
                 inner = "; ".join(self.bib[k][0] for k in keys)
                 return inner if role == "cite:t" else f"({inner})"
+            if role == "term":  # a glossary link: the student copy keeps the words, the book links the glossary
+                explicit = re.match(r"^(?P<text>.*?)\s*<(?P<term>[^>]+)>$", body)
+                return explicit["text"] if explicit else body
             if role in ("ref", "prf:ref", "numref", "doc"):
                 explicit = re.match(r"^(?P<text>.*?)\s*<(?P<label>[^>]+)>$", body)
                 label = explicit["label"] if explicit else body

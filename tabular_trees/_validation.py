@@ -27,7 +27,13 @@ __all__ = [
     "check_finite_result",
     "as_kernel_matrix",
     "check_tree_arrays",
+    "check_magnitude",
 ]
+
+#: Largest magnitude accepted where an algorithm squares its inputs (variances, Gram matrices,
+#: gradient steps proportional to x times x): float64 overflows above ~1.8e308, so squares of
+#: values above ~1.34e154 are infinite; 1e150 leaves room for sums over samples and features.
+MAX_SQUARABLE = 1e150
 
 
 def as_float_matrix(X, name="X", *, dtype=np.float64, min_samples=1, min_features=1):
@@ -232,3 +238,22 @@ def check_finite_result(out, what, hint):
     if not np.all(np.isfinite(out)):
         raise ValueError(f"{what} overflowed float64 (non-finite result): {hint}")
     return out
+
+
+def check_magnitude(a, name, *, limit=MAX_SQUARABLE, why="its squares overflow float64", fix=None):
+    """Raise a ``ValueError`` naming ``name`` when a finite array has values beyond ``limit`` in magnitude.
+
+    For arithmetic that would overflow (or lose every significant digit) on such values; the check
+    only reads ``a``, so every accepted input is processed exactly as before.
+    """
+    arr = np.asarray(a)
+    if arr.size == 0:
+        return a
+    peak = float(np.max(np.abs(arr)))
+    if peak > limit:
+        fix = fix or f"rescale {name}, e.g. with sklearn.preprocessing.StandardScaler"
+        raise ValueError(
+            f"{name} has values up to {peak:.3g} in magnitude, beyond the limit {limit:.0e}: {why}. "
+            f"Fix: {fix}."
+        )
+    return a

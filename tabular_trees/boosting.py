@@ -51,6 +51,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _boosting_kernels as _k
+from ._validation import MAX_SQUARABLE
 from ._validation import (
     as_class_target,
     as_kernel_matrix,
@@ -62,6 +63,7 @@ from ._validation import (
     reject_missing_labels,
     as_finite_array,
     check_finite_result,
+    check_magnitude,
 )
 
 __all__ = [
@@ -241,7 +243,9 @@ class LogisticLoss:
 
     ``g = sigma(f) - y`` and ``h = sigma(f) (1 - sigma(f))`` (floored at 1e-16
     like XGBoost). The base score is the log-odds of the class prior,
-    ``log(p / (1 - p))`` with ``p = mean(y)``.
+    ``log(p / (1 - p))`` with ``p = mean(y)`` clipped to ``[1e-15, 1 - 1e-15]`` (scikit-learn's
+    binomial loss clips likewise), so a ``y`` of one class gives a finite base score of about
+    ``-34.5`` (all 0) or ``+34.5`` (all 1) instead of infinity.
 
     Examples
     --------
@@ -265,8 +269,10 @@ class LogisticLoss:
         return p - y, np.maximum(p * (1.0 - p), _HESS_FLOOR)
 
     def base_score(self, y):
-        """Log-odds of the positive-class frequency."""
+        """Log-odds of the positive-class frequency, clipped to ``[1e-15, 1 - 1e-15]`` (finite for one class)."""
         p = float(np.mean(y))
+        # p strictly inside (0, 1) (both classes present) is returned unchanged, bit for bit
+        p = min(max(p, _PROB_CLIP), 1.0 - _PROB_CLIP)
         return np.array([np.log(p / (1.0 - p))])
 
     def score(self, y, raw):
@@ -279,7 +285,9 @@ class SoftmaxLoss:
 
     Per class ``g_k = p_k - [y = k]`` and the diagonal Hessian
     ``h_k = p_k (1 - p_k)`` (XGBoost uses ``2 p_k (1 - p_k)``). The base score
-    is ``log`` of the class frequencies. One tree per class and round.
+    is ``log`` of the class frequencies, a frequency of 0 (a class absent from ``y``) clipped to
+    ``1e-15`` (scikit-learn's multinomial loss clips likewise): about ``-34.5``, finite. One tree
+    per class and round.
 
     Examples
     --------
@@ -310,11 +318,17 @@ class SoftmaxLoss:
     def base_score(self, y):
         """Log class frequencies."""
         counts = np.bincount(np.asarray(y, dtype=np.int64), minlength=self.n_outputs)
-        return np.log(counts / counts.sum())
+        # frequencies of present classes (>= 1 / n_samples) are unchanged, bit for bit
+        return np.log(np.maximum(counts / counts.sum(), _PROB_CLIP))
 
     def score(self, y, raw):
         """Mean cross-entropy."""
         return float(np.mean(self.loss(y, raw)))
+
+
+#: Clip for class frequencies in the base scores: a class absent from y would give log(0) = -inf.
+#: 1e-15 is below every frequency 1/n_samples of a present class for n_samples < 1e15.
+_PROB_CLIP = 1e-15
 
 
 def _sigmoid(z):
@@ -633,6 +647,18 @@ class BoostedTree:
         -------
         str
         """
+        if feature_names is not None:
+            if isinstance(feature_names, (str, bytes)) or not hasattr(feature_names, "__len__"):
+                raise TypeError(
+                    f"feature_names must be a list of strings, one per feature, got {type(feature_names).__name__}."
+                )
+            used = np.asarray(self.feature)[np.asarray(self.feature) >= 0]
+            need = int(used.max()) + 1 if used.size else 0
+            if len(feature_names) < need:
+                raise ValueError(
+                    f"feature_names has {len(feature_names)} names but the tree splits on feature index "
+                    f"{need - 1}; give one name per column of X (at least {need} names)."
+                )
         lines = []
         stack = [(0, 0)]
         while stack:
@@ -833,6 +859,21 @@ class _BaseBooster(BaseEstimator):
         return out
 
 
+def _check_target_scale(y, name="y"):
+    """Refuse a regression target so large that the squared-error arithmetic overflows.
+
+    A node's gradient sum ``G`` is at most ``n_samples * 2 max|y|`` and the split gain squares it
+    (``G^2 / (H + lambda)``), the training loss squares residuals: with ``n_samples * max|y|`` at
+    most 1e150 every such square stays below ~4e300 < 1.8e308. Ordinary targets are far below.
+    """
+    return check_magnitude(
+        y, name, limit=MAX_SQUARABLE / y.shape[0],
+        why=f"with {y.shape[0]} samples the split gains square sums of gradients of this size, which overflow "
+            "float64 (n_samples * max|y| must stay below 1e150)",
+        fix=f"rescale {name} (e.g. divide it by its standard deviation) and multiply the predictions back",
+    )
+
+
 class GradientBoostingRegressor(RegressorMixin, _BaseBooster):
     """Gradient-boosted trees for regression with squared error (XGBoost-style, histogram splits).
 
@@ -844,6 +885,9 @@ class GradientBoostingRegressor(RegressorMixin, _BaseBooster):
     Units of ``y``: shifting ``y`` only moves ``base_score_``. As in XGBoost, ``reg_lambda``
     and ``gamma`` are in units of ``y`` (gradients scale with ``y``, Hessians do not), so
     rescaling ``y`` changes their effect; with both at 0 the predictions rescale with ``y``.
+    Split gains square sums of gradients, so ``fit`` refuses a ``y`` whose magnitude times the
+    number of samples exceeds 1e150 (those squares would overflow float64) with a ``ValueError``
+    that says to rescale ``y``.
 
     Parameters
     ----------
@@ -920,11 +964,11 @@ class GradientBoostingRegressor(RegressorMixin, _BaseBooster):
         self
         """
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2, y_numeric=True)
-        y = as_regression_target(y, X.shape[0])
+        y = _check_target_scale(as_regression_target(y, X.shape[0]))
         return self._fit(X, y, SquaredError(), eval_set, stratify=False)
 
     def _encode_eval_target(self, y, n):
-        return as_regression_target(y, n, name="eval_set y")
+        return _check_target_scale(as_regression_target(y, n, name="eval_set y"), "eval_set y")
 
     def predict(self, X):
         """Predicted values, shape (n_samples,)."""

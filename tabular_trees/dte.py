@@ -47,6 +47,7 @@ from ._validation import (
     as_float_matrix,
     check_finite_result,
     check_int,
+    check_magnitude,
     check_option,
     check_random_state,
     check_real,
@@ -195,9 +196,14 @@ def _validate_xy(est, X, y):
             f"{type(est).__name__} requires y to be passed, but the target y is None; "
             "pass the class labels as y."
         )
-    return validate_data(
+    X, y = validate_data(
         est, X, y, dtype=np.float64, ensure_all_finite=True, reset=True, y_numeric=False, multi_output=False
     )
+    # the feature scales (standard deviations), the leaf-mean norms ||mu_j||^2 and the LDA's pooled
+    # covariance all square X: above ~1e154 they overflow and the fit silently degrades to chance
+    check_magnitude(X, "X", why="the feature variances, leaf-mean norms and LDA covariance square X, "
+                                "which overflows float64 (|X| must stay below 1e150)")
+    return X, y
 
 
 def _sq_dist(X, W):

@@ -179,6 +179,11 @@ def _finite_and_max_asymmetry(K):
     return finite, asym, peak
 
 
+#: libsvm (behind scikit-learn's SVC) caches kernel values as float32, whose largest value is ~3.4e38;
+#: the combined kernel sum_r eta_r K_r (weights summing to 1) stays below the largest |K_r| entry.
+_SVC_MAX_KERNEL = 1e38
+
+
 def _check_kernels(kernels, name="kernels", n_train=None):
     """Kernels as a C-contiguous float64 array of shape (R, n, m); messages as scikit-learn's ``check_array``."""
     if kernels is None:
@@ -218,6 +223,21 @@ def _check_kernels(kernels, name="kernels", n_train=None):
         raise ValueError(f"{name} contains NaN or infinity; compute the kernels from finite data.")
     if n_train is None and asymmetry > 1e-8 * max(1.0, peak):
         raise ValueError(f"{name} must be symmetric training kernels (each K_r equal to its transpose).")
+    if n_train is None and peak > _SVC_MAX_KERNEL:
+        raise ValueError(
+            f"{name} have entries up to {peak:.3g} in magnitude, beyond {_SVC_MAX_KERNEL:.0e}: scikit-learn's SVC "
+            "(libsvm) caches kernel values in single precision (float32, largest ~3.4e38), where they overflow. "
+            "Rescale the kernels (e.g. divide every K_r by its largest |entry|, or standardise X before computing "
+            "them); the test kernels must be rescaled by the same factors."
+        )
+    if n_train is None and peak == 0.0:
+        # every K_r = 0: no kernel says anything about the samples, so the margin, the weights and
+        # the SVC would all be arbitrary (uniform weights, a constant prediction)
+        raise ValueError(
+            f"{name} are all zero (every training kernel K_r is 0): they carry no information about the "
+            "samples. Compute the kernels from the data (a Gram matrix K_r[i, j] = k_r(x_i, x_j)); a zero "
+            "kernel can only be given beside non-zero ones."
+        )
     return K
 
 
@@ -230,7 +250,9 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
     the training samples (a single 2-D ``(n, n)`` array counts as ``R = 1``). :meth:`predict`
     and :meth:`decision_function` take ``(R, n_test, n)``: the same ``R`` kernels evaluated
     between test samples (rows) and the training samples (columns), in the training order.
-    Kernels must be dense, finite and real; ``y`` has exactly two classes. The estimator is
+    Kernels must be dense, finite and real, not all zero, and at most 1e38 in magnitude (scikit-learn's
+    SVC caches kernel values in float32); a ``ValueError`` says which. ``y`` has exactly two classes.
+    The estimator is
     tagged ``pairwise`` (scikit-learn's tag for precomputed-kernel input), so scikit-learn's
     checks feed it Gram matrices, and it passes all of them. Before :meth:`fit`, the
     prediction methods raise ``NotFittedError``.
@@ -328,6 +350,11 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
         if solver == "smo":
             gamma, info = solve_margin_qp(Kl, y_pm, tol=tol)
         else:
+            if np.max(np.abs(Kl)) > _SVC_MAX_KERNEL:  # the unweighted sum of R kernels, for libsvm's float32 cache
+                raise ValueError(
+                    f"kernels sum to entries beyond {_SVC_MAX_KERNEL:.0e}, which overflow the float32 kernel cache of "
+                    "solver='svc' (libsvm); rescale the kernels or use solver='smo'."
+                )
             # libsvm with C = 1e7 may never converge on non-separable data with a tiny lam:
             # cap its iterations and report instead of hanging
             cap = 100 * n + 100_000

@@ -41,9 +41,11 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import warnings
 from collections import OrderedDict
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from . import _ntk_kernels as _k
 from ._validation import as_float_matrix, check_int, check_option, check_real
@@ -384,10 +386,21 @@ def oblique_ntk(X, Y=None, *, depth, alpha=2.0, beta=0.5):
     return (2.0**D) * (D * A * Td * T ** (D - 1) + T**D)
 
 
+def _as_float(value, name, what):
+    """``np.asarray(value, float64)`` with an error that names the argument (not NumPy's words)."""
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be {what}, got {type(value).__name__} {np.asarray(value, dtype=object).ravel()[:3]!r}"
+            "; pass numbers (for example a list of floats or a float NumPy array)."
+        ) from None
+
+
 def _check_weights(weights, n, name="weights"):
-    w = np.asarray(weights, dtype=np.float64) if weights is not None else None
-    if w is None:
+    if weights is None:
         return None
+    w = _as_float(weights, name, "numeric (one non-negative weight per architecture/kernel)")
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(f"{name} must be 1-D with one entry per architecture/kernel ({n}), got shape {w.shape}.")
     if not np.all(np.isfinite(w)):
@@ -711,11 +724,17 @@ def iter_kernel_bank(X, Y=None, *, feature_sets, mode="AAA", alpha=2.0, beta=0.5
     >>> [b.shape[0] for _, b in iter_kernel_bank(X, feature_sets=sets, chunk_size=3)]
     [3, 3, 1]
     """
+    # every argument is validated here, when iter_kernel_bank is called, not at the first next()
     X, Y, sets, lens, aai, alpha, beta, tables = _bank_setup(X, Y, feature_sets, mode, alpha, beta)
     chunk_size = check_int(chunk_size, "chunk_size", min_val=1)
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.float64), np.dtype(np.float32)):
         raise ValueError(f"dtype must be float64 or float32, got {dt}.")
+    return _kernel_chunks(X, Y, sets, lens, aai, alpha, beta, tables, chunk_size, dt)
+
+
+def _kernel_chunks(X, Y, sets, lens, aai, alpha, beta, tables, chunk_size, dt):
+    """The generator behind :func:`iter_kernel_bank` (arguments already validated)."""
     K = sets.shape[0]
     for start in range(0, K, chunk_size):
         stop = min(K, start + chunk_size)
@@ -759,7 +778,8 @@ def ntk_trajectory(H_train, H_eval, y, *, learning_rate, steps, reduction="sum",
 
     With ``reduction="mean"`` (:math:`L=\tfrac1{2N}\sum_i(\cdot)^2`, the paper's Eq. 4) the rate
     is :math:`\eta/N`. With ``discrete=True`` the exponential is replaced by
-    :math:`(I-\eta H)^t`, the exact linearised *discrete* gradient-descent iterate.
+    :math:`(I-\eta H)^t`, the exact linearised *discrete* gradient-descent iterate; it diverges when
+    :math:`\eta\lambda_{\max}(H) > 2`, and a ``ConvergenceWarning`` says so.
     Computed with an eigendecomposition of ``H_train``, as :math:`V\,\mathrm{diag}((1-e^{-\eta\lambda t})/\lambda)V^\top`
     (stable for small eigenvalues).
 
@@ -797,12 +817,14 @@ def ntk_trajectory(H_train, H_eval, y, *, learning_rate, steps, reduction="sum",
     He = as_float_matrix(H_eval, "H_eval")
     if He.shape[1] != N:
         raise ValueError(f"H_eval must have {N} columns (one per training input), got {He.shape[1]}.")
-    yv = np.asarray(y, dtype=np.float64).ravel()
+    if y is None:
+        raise TypeError(f"y must be a numeric vector of length {N} (the training targets), got None.")
+    yv = _as_float(y, "y", f"a numeric vector of length {N} (the training targets)").ravel()
     if yv.shape[0] != N or not np.all(np.isfinite(yv)):
         raise ValueError(f"y must be a finite vector of length {N}.")
     lr = check_real(learning_rate, "learning_rate", min_val=0.0, include_boundaries="neither")
     reduction = check_option(reduction, "reduction", ("sum", "mean"))
-    t = np.asarray(steps, dtype=np.float64).ravel()
+    t = _as_float(steps, "steps", "numeric (times, in steps, at which to evaluate)").ravel()
     if not np.all(np.isfinite(t)) or np.any(t < 0):
         raise ValueError("steps must be finite and non-negative.")
     eta = lr / N if reduction == "mean" else lr
@@ -811,6 +833,16 @@ def ntk_trajectory(H_train, H_eval, y, *, learning_rate, steps, reduction="sum",
     if lam.min() < -1e-8 * max(scale, 1.0):
         raise ValueError("H_train is not positive semi-definite.")
     lam = np.clip(lam, 0.0, None)
+    if discrete and lam.size and np.any(t > 0) and eta * lam[-1] > 2.0:
+        # (1 - eta lambda)^t grows without bound once eta lambda > 2: the returned iterates are exact,
+        # but they describe gradient descent that diverges, which a caller must hear about
+        warnings.warn(
+            f"discrete gradient descent diverges: learning_rate={lr!r} times the largest eigenvalue of H_train "
+            f"({lam[-1]:.3g}{'' if reduction == 'sum' else f' / N={N}'}) is {eta * lam[-1]:.3g} > 2, so the "
+            f"outputs grow without bound; use learning_rate < {2.0 * lr / (eta * lam[-1]):.3g}.",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
     Vy = V.T @ yv
     HeV = He @ V
     out = np.empty((t.shape[0], He.shape[0]))

@@ -40,6 +40,7 @@ from ._validation import (
     as_float_matrix,
     as_regression_target,
     check_int,
+    check_magnitude,
     check_option,
     check_random_state,
     check_real,
@@ -355,6 +356,10 @@ class SoftTreeEnsemble:
         convention of the trajectory formula, see :func:`tabular_trees.ntk.ntk_trajectory`) or
         that divided by :math:`N` (``"mean"``, Eq. 4 of the paper).
 
+        A step whose outputs overflow raises a ``ValueError``; a training loss that ends above its
+        initial value (at least two steps) gives a ``ConvergenceWarning``: both say the
+        ``learning_rate`` is too large.
+
         Parameters
         ----------
         X : array-like of shape (N, F)
@@ -391,6 +396,7 @@ class SoftTreeEnsemble:
         f0e = self.decision_function(Xe) if subtract_initial else np.zeros(Xe.shape[0])
         out = np.empty((rec.size, Xe.shape[0]))
         j = 0
+        first_loss = last_loss = None
         for t in range(n_steps + 1):
             if j < rec.size and rec[j] == t:
                 out[j] = self.decision_function(Xe) - f0e
@@ -399,12 +405,21 @@ class SoftTreeEnsemble:
                 break
             with np.errstate(over="ignore", invalid="ignore"):
                 r = c * (self.decision_function(X) - f0 - y)
-                if not np.isfinite(r @ r):
+                last_loss = r @ r
+                first_loss = last_loss if first_loss is None else first_loss
+                if not np.isfinite(last_loss):
                     raise ValueError(
                         f"gradient descent diverged at step {t} (non-finite outputs) with "
                         f"learning_rate={lr!r}; use a smaller learning_rate."
                     )
                 self._loss_grad_step(X, r, lr)
+        if n_steps >= 2 and last_loss > first_loss:
+            warnings.warn(
+                f"the squared training residual rose from {first_loss:.3g} at step 0 to {last_loss:.3g} at step "
+                f"{n_steps - 1}: gradient descent diverges with learning_rate={lr!r}; use a smaller learning_rate.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         return rec, out
 
 
@@ -433,6 +448,9 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
     shifting or rescaling ``y`` shifts or rescales the predictions by the same amount.
     Gradient descent that overflows (a far too large ``learning_rate``) raises a
     ``ValueError``; a final training loss above the initial one gives a ``ConvergenceWarning``.
+    The features are not rescaled (the routing ``sigmoid(alpha (w.x + b))`` depends on their
+    scale: standardise them); ``fit`` refuses features beyond 1e150 in magnitude, where a
+    gradient step on ``w`` (proportional to ``x``) moves ``w.x`` by ``x^2`` and overflows float64.
 
     Parameters
     ----------
@@ -487,17 +505,27 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         X = as_float_matrix(X, "X")
         y = as_regression_target(y, X.shape[0])
+        check_magnitude(X, "X", why="a gradient step on the split weights w is proportional to X, so it moves "
+                                    "w.x by about X^2, which overflows float64 (|X| must stay below 1e150)")
         depth = check_int(self.depth, "depth", min_val=1, max_val=10)
         n_iter = check_int(self.n_iter, "n_iter", min_val=0)
         ens = SoftTreeEnsemble(perfect_tree((None,) * depth), check_int(self.n_trees, "n_trees", min_val=1),
                                n_features=X.shape[1], mode=self.mode, alpha=self.alpha, beta=self.beta,
                                random_state=self.random_state)
         self.y_mean_ = float(np.mean(y))
-        sd = float(np.std(y))
+        with np.errstate(over="ignore"):  # an overflow is handled just below
+            sd = float(np.std(y))
+        if not np.isfinite(sd):
+            # only for |y| beyond ~1e154, whose squares overflow: the same standard deviation computed
+            # on y divided by its largest magnitude (ordinary targets never take this path)
+            peak = float(np.max(np.abs(y)))
+            sd = peak * float(np.std(y / peak))
         self.y_scale_ = sd if sd > 0 else 1.0  # a constant target has no scale: keep unit scale
         ys = (y - self.y_mean_) / self.y_scale_
         self.init_params_ = ens.get_params_vector()
-        _, out = ens.fit_gd(X, ys, learning_rate=self.learning_rate, n_steps=n_iter, reduction="mean")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # reported once, below, on the whole curve
+            _, out = ens.fit_gd(X, ys, learning_rate=self.learning_rate, n_steps=n_iter, reduction="mean")
         self.loss_curve_ = np.mean((out - ys[None]) ** 2, axis=1)
         if n_iter > 0 and not self.loss_curve_[-1] <= self.loss_curve_[0]:
             warnings.warn(

@@ -555,3 +555,166 @@ def test_sklearn_dataframe_column_names_check(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_dataframe_column_names_consistency(spec.estimator.__name__, _small(spec.estimator))
+
+
+# ----------------------------------------------------------------------------- round two
+# Issue 25, "Bad input, round two": extreme but finite inputs are either handled (a right answer) or
+# refused with an error that names the argument; a fit that diverges says so; generators validate their
+# arguments when called. Each case is (call, expectation):
+#   ("raise", arg)         a ValueError/TypeError whose message names ``arg`` (as a word)
+#   ("diverges", arg)      a ValueError or a ConvergenceWarning whose message names ``arg``
+#   ("right", check)       no error, and ``check(output)`` holds (the right answer, not just a finite one)
+def _round_two():
+    from sklearn.datasets import load_iris
+
+    from tabular_trees import bayes, boosting, dte, mkl, ntk, soft_trees
+    from tabular_trees.bayes.posterior import TreePosterior
+
+    huge = np.where(X4 == 0, 1.0, np.sign(X4)) * 1e300
+    Xi, yi = load_iris(return_X_y=True)
+    K = _kernels()
+    Xn = RNG.normal(size=(8, 3))
+    H = ntk.oblique_ntk(Xn, depth=2)
+    fs = [(0,), (1, 2)]
+    draws = RNG.normal(size=(4, 50))
+    Xb = RNG.random((30, 2))
+
+    def gbr(y, **kw):
+        return boosting.GradientBoostingRegressor(n_estimators=10, random_state=0, **kw).fit(X4, y).predict(X4)
+
+    def soft(X, y, **kw):
+        return soft_trees.SoftTreeRegressor(**{"n_trees": 4, "n_iter": 5, "random_state": 0, **kw}).fit(X, y).predict(X)
+
+    # a tree whose root splits on the last feature, so that one name is too few
+    btree = boosting.GradientBoostingRegressor(n_estimators=1, max_depth=2).fit(X4, X4[:, 2]).trees_[0][0]
+    assert btree.feature[0] == 2
+    C = {
+        # EasyMKL: all-zero kernels carry no information (it used to warn and fit a constant classifier)
+        "mkl-all-zero-kernels": (lambda: mkl.EasyMKL().fit(np.zeros_like(K), Y_CLS), ("raise", "kernels")),
+        "mkl-one-zero-kernel-beside-others": (
+            lambda: mkl.EasyMKL().fit(np.concatenate([K, np.zeros_like(K[:1])]), Y_CLS).weights_,
+            ("right", lambda w: w[-1] == 0.0 and np.isclose(w.sum(), 1.0))),
+        # diagnostics: complex draws are refused, not silently truncated to their real part
+        "split_rhat-complex": (lambda: bayes.split_rhat(draws + 1j), ("raise", "x")),
+        "effective_sample_size-complex": (lambda: bayes.effective_sample_size(draws[0] * 1j), ("raise", "x")),
+        # gradient boosting: a target whose squared-error arithmetic overflows is refused ...
+        "gbr-y-1e300": (lambda: gbr(Y_REG * 1e300), ("raise", "y")),
+        "gbr-eval_set-y-1e300": (
+            lambda: boosting.GradientBoostingRegressor(n_estimators=2).fit(X4, Y_REG, eval_set=(X4, Y_REG * 1e300)),
+            ("raise", "eval_set")),
+        # ... and a large but safe one gives the right answer (with reg_lambda = gamma = 0 the
+        # predictions rescale with y; rtol for the rounding of sums in another order of magnitude)
+        "gbr-y-1e100-rescales": (lambda: gbr(Y_REG * 1e100, reg_lambda=0.0) / 1e100,
+                                 ("right", lambda p: np.allclose(p, gbr(Y_REG, reg_lambda=0.0), rtol=1e-9))),
+        # soft trees: features whose gradient steps overflow are refused; a huge target is standardised
+        "soft-X-1e300": (lambda: soft(X4 * 1e300, Y_REG), ("raise", "X")),
+        "soft-X-sign-1e300": (lambda: soft(huge, Y_REG), ("raise", "X")),
+        "soft-y-1e300-rescales": (lambda: soft(X4, Y_REG * 1e300) / 1e300,
+                                  ("right", lambda p: np.allclose(p, soft(X4, Y_REG), rtol=1e-9))),
+        "soft-learning_rate-50": (lambda: soft(X4, Y_REG, learning_rate=50.0), ("diverges", "learning_rate")),
+        "soft-learning_rate-1e6": (lambda: soft(X4, Y_REG, learning_rate=1e6), ("diverges", "learning_rate")),
+        "soft-learning_rate-1e6-long": (lambda: soft(X4, Y_REG, learning_rate=1e6, n_iter=60),
+                                        ("diverges", "learning_rate")),
+        "SoftTreeEnsemble-fit_gd-learning_rate-1e6": (
+            lambda: soft_trees.SoftTreeEnsemble(soft_trees.perfect_tree((None,)), n_trees=4, n_features=3,
+                                                random_state=0).fit_gd(X4, Y_REG, learning_rate=1e6, n_steps=5),
+            ("diverges", "learning_rate")),
+        "ntk_trajectory-discrete-learning_rate-1e6": (
+            lambda: ntk.ntk_trajectory(H, H, Xn[:, 0], learning_rate=1e6, steps=[10], discrete=True),
+            ("diverges", "learning_rate")),
+        "ntk_trajectory-discrete-stable": (
+            lambda: ntk.ntk_trajectory(H, H, Xn[:, 0], learning_rate=1.0 / np.linalg.eigvalsh(H)[-1],
+                                       steps=[0, 10_000], discrete=True),
+            ("right", lambda F: np.allclose(F[0], 0.0) and np.allclose(F[1], Xn[:, 0], atol=1e-6))),
+        # EasyMKL: kernels beyond libsvm's float32 cache are refused with a message naming them
+        "mkl-kernels-1e50": (lambda: mkl.EasyMKL().fit(K * 1e50, Y_CLS), ("raise", "kernels")),
+        "mkl-kernels-1e30-same": (
+            lambda: mkl.EasyMKL().fit(K * 1e30, Y_CLS).predict(K * 1e30),
+            ("right", lambda p: np.array_equal(p, mkl.EasyMKL().fit(K, Y_CLS).predict(K)))),
+        # decision tree embedding and LDA: X whose squares overflow is refused; a large but safe scale
+        # gives the same predictions (both are invariant to rescaling the features)
+        "DTEClassifier-X-1e300": (lambda: dte.DTEClassifier().fit(Xi * 1e300, yi), ("raise", "X")),
+        "PLDA-X-1e300": (lambda: dte.PseudoLinearDiscriminantAnalysis().fit(Xi * 1e300, yi), ("raise", "X")),
+        "DTE-X-1e300": (lambda: dte.DecisionTreeEmbedding().fit(huge, Y_CLS), ("raise", "X")),
+        "DTEClassifier-X-1e100-same": (
+            lambda: dte.DTEClassifier(random_state=0).fit(Xi * 1e100, yi).predict(Xi * 1e100),
+            ("right", lambda p: np.array_equal(p, dte.DTEClassifier(random_state=0).fit(Xi, yi).predict(Xi)))),
+        "PLDA-X-1e100-same": (
+            lambda: dte.PseudoLinearDiscriminantAnalysis().fit(Xi * 1e100, yi).predict(Xi * 1e100),
+            ("right", lambda p: np.array_equal(p, dte.PseudoLinearDiscriminantAnalysis().fit(Xi, yi).predict(Xi)))),
+        # BoostedTree.to_text: too few names is an error that names feature_names, not a bare IndexError
+        "to_text-short-feature_names": (lambda: btree.to_text(feature_names=["a"]), ("raise", "feature_names")),
+        "to_text-feature_names-string": (lambda: btree.to_text(feature_names="abc"), ("raise", "feature_names")),
+        "to_text-enough-feature_names": (lambda: btree.to_text(feature_names=["a", "b", "c"]),
+                                         ("right", lambda t: "x0" not in t and t.count("\n") >= 2)),
+        # NTK: string input fails with the argument's name, not NumPy's conversion message
+        "weighted_kernel_sum-X-strings": (
+            lambda: ntk.weighted_kernel_sum(np.full((8, 3), "abc"), feature_sets=fs, weights=[0.5, 0.5]),
+            ("raise", "X")),
+        "weighted_kernel_sum-weights-strings": (
+            lambda: ntk.weighted_kernel_sum(Xn, feature_sets=fs, weights=["a", "b"]), ("raise", "weights")),
+        "mixture_ntk-weights-strings": (
+            lambda: ntk.mixture_ntk(Xn, architectures=[[(0,)], [(1, 2)]], weights=["a", "b"]), ("raise", "weights")),
+        "ntk_trajectory-H_train-strings": (
+            lambda: ntk.ntk_trajectory(np.full((8, 8), "abc"), H[:3], Xn[:, 0], learning_rate=0.1, steps=[0, 10]),
+            ("raise", "H_train")),
+        "ntk_trajectory-y-strings": (
+            lambda: ntk.ntk_trajectory(H, H[:3], np.full(8, "abc"), learning_rate=0.1, steps=[0, 10]), ("raise", "y")),
+        "ntk_trajectory-y-None": (
+            lambda: ntk.ntk_trajectory(H, H[:3], None, learning_rate=0.1, steps=[0, 10]), ("raise", "y")),
+        "ntk_trajectory-steps-strings": (
+            lambda: ntk.ntk_trajectory(H, H[:3], Xn[:, 0], learning_rate=0.1, steps=["a", "b"]), ("raise", "steps")),
+        # iter_kernel_bank validates when called (no next() here), as a function would
+        "iter_kernel_bank-chunk_size-0-at-call": (
+            lambda: ntk.iter_kernel_bank(Xn, feature_sets=fs, chunk_size=0), ("raise", "chunk_size")),
+        "iter_kernel_bank-alpha-at-call": (
+            lambda: ntk.iter_kernel_bank(Xn, feature_sets=fs, alpha=-1.0), ("raise", "alpha")),
+        "iter_kernel_bank-feature_sets-at-call": (
+            lambda: ntk.iter_kernel_bank(Xn, feature_sets=[]), ("raise", "feature_sets")),
+        # base scores of one-class targets: finite, clipped at frequency 1e-15 as scikit-learn's losses do
+        "LogisticLoss-base_score-all-zero": (lambda: boosting.LogisticLoss().base_score(np.zeros(10)),
+                                             ("right", lambda b: np.isfinite(b).all() and -35 < b[0] < -34)),
+        "LogisticLoss-base_score-all-one": (lambda: boosting.LogisticLoss().base_score(np.ones(10)),
+                                            ("right", lambda b: np.isfinite(b).all() and 34 < b[0] < 35)),
+        "SoftmaxLoss-base_score-absent-class": (
+            lambda: boosting.SoftmaxLoss(3).base_score(np.array([0, 1, 0, 1])),
+            ("right", lambda b: np.isfinite(b).all() and np.allclose(b[:2], np.log(0.5)) and -35 < b[2] < -34)),
+        # CGM / posterior: negative class codes are refused with a message that names y
+        "cgm_chain-negative-codes": (
+            lambda: bayes.cgm_chain(Xb, -(np.arange(30) % 2), "classification", n_iter=10, n_burnin=5, seed=0),
+            ("raise", "y")),
+        "cgm_chain-codes-beyond-n_classes": (
+            lambda: bayes.cgm_chain(Xb, np.arange(30) % 3, "classification", n_classes=2, n_iter=10, n_burnin=5,
+                                    seed=0), ("raise", "y")),
+        "TreePosterior-negative-codes": (
+            lambda: TreePosterior(Xb, -(np.arange(30) % 2), "classification", use_simplex=False), ("raise", "y")),
+    }
+    return C
+
+
+ROUND_TWO = _round_two()
+
+
+@pytest.mark.parametrize("case", sorted(ROUND_TWO))
+def test_bad_input_round_two(case):
+    from sklearn.exceptions import ConvergenceWarning
+
+    call, (kind, what) = ROUND_TWO[case]
+    t0 = time.perf_counter()
+    if kind in ("raise", "diverges"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if kind == "diverges":  # a ConvergenceWarning counts as saying so: turn it into an error
+                warnings.simplefilter("error", ConvergenceWarning)
+            with pytest.raises((ValueError, TypeError, ConvergenceWarning)) as info:
+                call()
+        msg = str(info.value)
+        assert re.search(rf"\b{re.escape(what)}\b", msg), f"{case}: the message does not name {what!r}: {msg}"
+        if kind == "raise":
+            assert info.type in (ValueError, TypeError), f"{case}: {info.type.__name__}: {msg}"
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a right answer comes without overflow or conversion warnings
+            out = call()
+        assert what(out), f"{case}: wrong answer {out!r}"
+    assert time.perf_counter() - t0 < TIME_LIMIT

@@ -215,7 +215,11 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, prior=None,
                              "numpy.unique(y, return_inverse=True).")
         M = int(y.max()) + 1 if n_classes is None else check_int(n_classes, "n_classes", min_val=2)
         if y.min() < 0 or y.max() >= M:
-            raise ValueError(f"class codes must lie in 0..{M - 1}; encode labels with numpy.unique first.")
+            bound = f"0..{M - 1} (n_classes={M})" if n_classes is not None else "0, 1, 2, ... (non-negative)"
+            raise ValueError(
+                f"y has class codes from {int(y.min())} to {int(y.max())}, but classification needs integer "
+                f"codes in {bound}; encode the labels with classes, y = numpy.unique(y, return_inverse=True) first."
+            )
         y = np.ascontiguousarray(y, dtype=np.int64)
         hyper = (M, prior.class_alpha)
     if likelihood:

@@ -24,6 +24,11 @@ __all__ = ["split_rhat", "effective_sample_size"]
 def _as_chains(x, name="x"):
     if x is None:
         raise TypeError(f"{name} must be an array of shape (n_chains, n_draws), got None.")
+    if np.iscomplexobj(x) or (hasattr(x, "dtype") and np.dtype(x.dtype).kind == "c"):
+        # NumPy would drop the imaginary parts with only a ComplexWarning; draws of a real
+        # quantity are real, so complex input is a mistake upstream, not something to truncate
+        raise TypeError(f"{name} has complex values (dtype {np.asarray(x).dtype}); diagnostics need real draws: "
+                        f"pass the real quantity (e.g. {name}.real or abs({name})) explicitly.")
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
@@ -66,7 +71,8 @@ def split_rhat(x):
     Parameters
     ----------
     x : array-like of shape (n_chains, n_draws) or (n_draws,)
-        Draws of one scalar quantity (at least 4 per chain), finite.
+        Draws of one real scalar quantity (at least 4 per chain), finite; complex draws raise a
+        ``TypeError``.
 
     Returns
     -------
@@ -105,7 +111,8 @@ def effective_sample_size(x):
     Parameters
     ----------
     x : array-like of shape (n_chains, n_draws) or (n_draws,)
-        Draws of one scalar quantity (at least 4 per chain), finite.
+        Draws of one real scalar quantity (at least 4 per chain), finite; complex draws raise a
+        ``TypeError``.
 
     Returns
     -------

@@ -335,3 +335,62 @@ def test_every_glossary_link_names_a_defined_term():
             assert term in terms, f"{path.name} links {{term}}`{body}`, which book/glossary.md does not define"
             linking.add(path.name)
     assert {p.name for p in NOTEBOOKS if p.name[:2] in {"05", "06", "07"}} <= linking
+
+
+# Chapters whose first screen is clean: the first visible code cell holds imports and `use_book_style(...)` only.
+CLEAN_FIRST_SCREEN = [p for p in NOTEBOOKS if p.name[:2] in {"01", "02", "03", "04", "05", "06", "07"}]
+
+
+def _first_screen_problems(name, cells):
+    first = next((c for c in cells if c["cell_type"] == "code" and "remove-cell" not in _tags(c)), None)
+    if first is None:
+        return [f"{name} has no visible code cell"]
+    source = "".join(first["source"])
+    if re.search(r"^\s*[%!]", source, flags=re.M):
+        return [f"{name}: the first code cell uses a magic or shell escape; use_book_style() selects the backend"]
+    tree = _python(source)
+    problems, calls = [], 0
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                ast.unparse(node.value.func) == "use_book_style":
+            calls += 1
+            continue
+        problems.append(f"{name}: the first code cell holds `{ast.unparse(node)[:60]}`; move set-up to the next cell")
+    if calls != 1:
+        problems.append(f"{name}: the first code cell must call use_book_style() once (it calls it {calls} times)")
+    return problems
+
+
+@pytest.mark.parametrize("path", CLEAN_FIRST_SCREEN, ids=lambda p: p.name)
+def test_first_visible_code_cell_holds_imports_and_the_book_style_only(path):
+    problems = _first_screen_problems(path.name, _cells(path))
+    assert not problems, "\n".join(problems)
+
+
+def test_first_screen_rule_catches_plumbing():
+    code = lambda text: {"cell_type": "code", "metadata": {}, "source": [text]}  # noqa: E731
+    good = "from tabular_trees.plotting import use_book_style\n\nuse_book_style()\nimport numpy as np\n"
+    assert _first_screen_problems("x", [code(good)]) == []
+    assert _first_screen_problems("x", [code("%matplotlib inline\n" + good)])
+    assert _first_screen_problems("x", [code(good + "plt.rcParams.update({})\n")])
+    assert _first_screen_problems("x", [code("import numpy as np\n")])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapters_import_only_public_names(path):
+    for i, cell in enumerate(_cells(path)):
+        if cell["cell_type"] != "code":
+            continue
+        tree = _python("".join(cell["source"]))
+        for node in ast.walk(tree) if tree is not None else []:
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            for name in names:
+                parts = name.split(".")
+                assert not (parts[0] == "tabular_trees" and any(p.startswith("_") for p in parts[1:])), (
+                    f"{path.name}: code cell {i} imports the private {name}; chapters use the public API only")

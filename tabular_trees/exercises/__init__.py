@@ -17,5 +17,6 @@ from ._core import CheckResult, Exercise, check, describe, exercise_ids
 # Registration happens on import, in book order.
 from . import _chapter01, _chapter02, _chapter03, _chapter04  # noqa: E402,F401
 from . import _chapter05, _chapter06, _chapter07  # noqa: E402,F401
+from . import _chapter08, _chapter09, _chapter10  # noqa: E402,F401
 
 __all__ = ["check", "describe", "exercise_ids", "CheckResult", "Exercise"]

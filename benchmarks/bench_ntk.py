@@ -4,7 +4,7 @@ Compares, in one run,
 
 * ``tabular_trees.ntk.kernel_bank`` (fused numba kernel, per-feature terms shared by all
   kernels of a row, parallel over rows), with a fresh output and into a preallocated ``out=``;
-* **the authors' per-kernel loop**: ``tabular_trees._ntk_reference.per_kernel_loop``, our
+* **the authors' per-kernel loop**: ``tabular_trees.ntk_reference.per_kernel_loop``, our
   re-implementation (from the formulas, not copied) of the algorithm of the authors' notebook
   ``src/mkl_tictactoe.ipynb`` (repository ``ryuichi0704/aa-tntk``): one NumPy call per kernel that
   rebuilds the node term, the full Gram matrix, a tiled diagonal and T, Tdot for *all 9* features
@@ -44,7 +44,7 @@ import numba
 import numpy as np
 
 from tabular_trees import ntk
-from tabular_trees._ntk_reference import per_kernel_loop
+from tabular_trees.ntk_reference import per_kernel_loop
 from tabular_trees.datasets import make_tic_tac_toe
 
 ALPHA, BETA = 2.0, 0.5
@@ -294,7 +294,7 @@ def main(argv=None):
         "",
         "Baselines:",
         "",
-        "- **authors' per-kernel loop**: our re-implementation (`tabular_trees._ntk_reference.per_kernel_loop`, "
+        "- **authors' per-kernel loop**: our re-implementation (`tabular_trees.ntk_reference.per_kernel_loop`, "
         "written from the formulas) of the algorithm in the authors' notebook `src/mkl_tictactoe.ipynb` "
         "(`ryuichi0704/aa-tntk`): one NumPy call per kernel that rebuilds the node term, the Gram matrix, "
         "a tiled diagonal and T, Tdot for all 9 features, then forms the kernel; "

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tabular_trees import ntk
-from tabular_trees._ntk_reference import per_kernel_loop, per_kernel_loop_bank
+from tabular_trees.ntk_reference import per_kernel_loop, per_kernel_loop_bank
 
 
 @pytest.mark.parametrize("mode", ["AAA", "AAI"])

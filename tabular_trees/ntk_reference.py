@@ -13,7 +13,8 @@ compute each of the 129 tic-tac-toe kernels with one call of a NumPy function th
 
 This module re-implements that algorithm from the formulas (it is our code, not theirs), with the same
 sequence of array operations, so that ``benchmarks/bench_ntk.py`` and chapter 8 can time what the
-authors' code does rather than a leaner NumPy version. It is a timing reference, not an API: use
+authors' code does rather than a leaner NumPy version. It is public so that the benchmark and the chapter
+call one implementation; it is a timing reference, not the way to compute kernels: use
 :func:`tabular_trees.ntk.kernel_bank`.
 """
 

@@ -28,6 +28,15 @@ __all__ = [
     "as_kernel_matrix",
     "check_tree_arrays",
     "check_magnitude",
+    "X_PRESETS",
+    "validate_X",
+    "check_params",
+    "Integer",
+    "Real",
+    "Options",
+    "Boolean",
+    "Instance",
+    "RandomState",
 ]
 
 #: Largest magnitude accepted where an algorithm squares its inputs (variances, Gram matrices,
@@ -257,3 +266,118 @@ def check_magnitude(a, name, *, limit=MAX_SQUARABLE, why="its squares overflow f
             f"Fix: {fix}."
         )
     return a
+
+
+# --------------------------------------------------------------------------- the estimators' one path
+# Every estimator validates X through ``validate_X`` with one of these presets (scikit-learn's
+# ``validate_data`` underneath: feature names and counts, dtype, finiteness) and its hyperparameters
+# through ``check_params`` against the table it declares. Plain functions use ``as_float_matrix``
+# (data matrices, optionally with a required number of columns) and ``as_finite_array`` (any other array).
+X_PRESETS = {
+    # finite float64, C order: what every compiled kernel reads
+    "finite": dict(dtype=np.float64, order="C"),
+    # at least two samples to fit (a spread, a split, a validation fold)
+    "finite_fit2": dict(dtype=np.float64, order="C", ensure_min_samples=2),
+    # float32 with NaN allowed: the CART trees, which route missing values like scikit-learn's
+    "missing_float32": dict(dtype=np.float32, order="C", ensure_all_finite="allow-nan"),
+}
+
+
+def validate_X(estimator, X, y=None, *, preset="finite", reset, **y_options):
+    """Validate ``X`` (and ``y`` if given) for ``estimator`` with a named preset of :data:`X_PRESETS`.
+
+    ``reset=True`` (fit) records ``n_features_in_`` and ``feature_names_in_``; ``reset=False``
+    (predict, transform) checks them. Returns ``X`` or ``(X, y)`` as scikit-learn's ``validate_data``.
+    """
+    from sklearn.utils.validation import validate_data
+
+    if preset not in X_PRESETS:
+        raise ValueError(f"preset must be one of {sorted(X_PRESETS)}, got {preset!r}.")
+    if y is None:
+        return validate_data(estimator, X, reset=reset, **X_PRESETS[preset])
+    return validate_data(estimator, X, y, reset=reset, **X_PRESETS[preset], **y_options)
+
+
+class Integer:
+    """Hyperparameter rule: an int in ``[low, high]`` (``None`` bounds are open; bools rejected)."""
+
+    def __init__(self, low=None, high=None, *, allow_none=False):
+        self.low, self.high, self.allow_none = low, high, allow_none
+
+    def __call__(self, value, name):
+        return check_int(value, name, min_val=self.low, max_val=self.high, allow_none=self.allow_none)
+
+
+class Real:
+    """Hyperparameter rule: a finite real between ``low`` and ``high``; ``closed`` as scikit-learn's ``check_scalar``."""
+
+    def __init__(self, low=None, high=None, *, closed="both", allow_none=False):
+        self.low, self.high, self.closed, self.allow_none = low, high, closed, allow_none
+
+    def __call__(self, value, name):
+        if value is None and self.allow_none:
+            return None
+        return check_real(value, name, min_val=self.low, max_val=self.high, include_boundaries=self.closed)
+
+
+class Options:
+    """Hyperparameter rule: one of a fixed set of values (strings, usually)."""
+
+    def __init__(self, *options):
+        self.options = set(options)
+
+    def __call__(self, value, name):
+        if not isinstance(value, (str, type(None))) and all(isinstance(o, str) for o in self.options):
+            raise TypeError(f"{name} must be one of {sorted(self.options)!r}, got {type(value).__name__} {value!r}.")
+        return check_option(value, name, self.options)
+
+
+class Boolean:
+    """Hyperparameter rule: ``True`` or ``False`` (NumPy bools accepted, returned as ``bool``)."""
+
+    def __call__(self, value, name):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {value!r}.")
+        return bool(value)
+
+
+class Instance:
+    """Hyperparameter rule: an instance of ``types`` (or ``None`` when allowed); ``example`` shows the fix."""
+
+    def __init__(self, *types, allow_none=True, example=None):
+        self.types, self.allow_none, self.example = types, allow_none, example
+
+    def __call__(self, value, name):
+        if value is None and self.allow_none:
+            return None
+        if not isinstance(value, self.types):
+            names = " or ".join(t.__name__ for t in self.types) + (" or None" if self.allow_none else "")
+            hint = f"; e.g. {name}={self.example}" if self.example else ""
+            raise TypeError(f"{name} must be a {names}, got {type(value).__name__} {value!r}{hint}.")
+        return value
+
+
+class RandomState:
+    """Hyperparameter rule: ``None``, an int or a ``numpy.random.RandomState`` (scikit-learn's convention)."""
+
+    def __call__(self, value, name):
+        if value is None or isinstance(value, np.random.RandomState):
+            return value
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be None, an int or a numpy.random.RandomState, got {type(value).__name__}.")
+        return check_int(value, name, min_val=0, max_val=2**32 - 1)
+
+
+def check_params(estimator):
+    """Check ``estimator``'s hyperparameters against the table its class declares; return the checked values.
+
+    Each estimator class declares ``_parameter_table = {name: rule}`` (rules: :class:`Integer`,
+    :class:`Real`, :class:`Options`, :class:`Boolean`, :class:`Instance`, :class:`RandomState`, or any
+    callable ``rule(value, name)``); tables of base classes are merged, subclasses win. Called once, at
+    ``fit``, so ``__init__`` only stores what it is given (scikit-learn's convention). Constraints
+    between parameters (``n_burnin < n_iter``) stay with the estimator, after this call.
+    """
+    table = {}
+    for cls in reversed(type(estimator).__mro__):
+        table.update(getattr(cls, "_parameter_table", None) or {})
+    return {name: rule(getattr(estimator, name), name) for name, rule in table.items()}

@@ -31,6 +31,7 @@ __all__ = [
     "X_PRESETS",
     "validate_X",
     "check_params",
+    "require_y",
     "Integer",
     "Real",
     "Options",
@@ -280,6 +281,9 @@ X_PRESETS = {
     "finite_fit2": dict(dtype=np.float64, order="C", ensure_min_samples=2),
     # float32 with NaN allowed: the CART trees, which route missing values like scikit-learn's
     "missing_float32": dict(dtype=np.float32, order="C", ensure_all_finite="allow-nan"),
+    # finite float64 in the caller's memory order: estimators that compute with NumPy/BLAS only
+    # (no compiled kernel), whose last bits depend on the order (pandas' to_numpy() gives F order)
+    "finite_any_order": dict(dtype=np.float64),
 }
 
 
@@ -381,3 +385,18 @@ def check_params(estimator):
     for cls in reversed(type(estimator).__mro__):
         table.update(getattr(cls, "_parameter_table", None) or {})
     return {name: rule(getattr(estimator, name), name) for name, rule in table.items()}
+
+
+def require_y(estimator, y):
+    """Return ``y``, or raise scikit-learn's ``ValueError`` when a supervised ``fit`` got ``y=None``.
+
+    :func:`validate_X` validates ``X`` alone when ``y`` is None, so a supervised estimator calls
+    ``validate_X(self, X, require_y(self, y), ...)`` to refuse a missing target in the words of
+    scikit-learn's ``validate_data`` (which its ``check_requires_y_none`` expects).
+    """
+    if y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is None; pass the targets "
+            "(class labels or values) as y."
+        )
+    return y

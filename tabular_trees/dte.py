@@ -40,17 +40,26 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from ._lda import SQUARES_X, PseudoLinearDiscriminantAnalysis, decision_from_scores, log_softmax, softmax
 from ._validation import (
+    Boolean,
+    Integer,
+    Options,
+    RandomState,
+    Real,
     as_class_target,
     as_float_matrix,
     check_finite_result,
     check_int,
     check_magnitude,
     check_option,
+    check_params,
     check_random_state,
     check_real,
+    require_y,
+    validate_X,
 )
 
 __all__ = [
@@ -96,10 +105,11 @@ def quantile_bin_edges(X, n_bins=30):
     >>> edges[0]
     array([4.5])
     """
-    from ._validation import as_float_matrix
+    return _quantile_edges(as_float_matrix(X, "X"), check_int(n_bins, "n_bins", min_val=2))
 
-    X = as_float_matrix(X, "X")
-    n_bins = check_int(n_bins, "n_bins", min_val=2)
+
+def _quantile_edges(X, n_bins):
+    """:func:`quantile_bin_edges` of a validated float matrix."""
     levels = np.arange(1, n_bins) / n_bins
     edges = []
     for f in range(X.shape[1]):
@@ -189,21 +199,13 @@ def _merged_leaves(tree, node_counts):
     return rep, leaves
 
 
-def _validate_xy(est, X, y):
-    """Validate ``X`` (finite float matrix) and ``y`` (1-D labels) the scikit-learn way."""
-    if y is None:
-        raise ValueError(
-            f"{type(est).__name__} requires y to be passed, but the target y is None; "
-            "pass the class labels as y."
-        )
-    X, y = validate_data(
-        est, X, y, dtype=np.float64, ensure_all_finite=True, reset=True, y_numeric=False, multi_output=False
-    )
-    # the feature scales (standard deviations), the leaf-mean norms ||mu_j||^2 and the LDA's pooled
-    # covariance all square X: above ~1e154 they overflow and the fit silently degrades to chance
-    check_magnitude(X, "X", why="the feature variances, leaf-mean norms and LDA covariance square X, "
-                                "which overflows float64 (|X| must stay below 1e150)")
-    return X, y
+def _scale_or_positive(value, name):
+    """Parameter rule for ``gamma``: the string ``"scale"`` or a positive real."""
+    if isinstance(value, str) and value == "scale":
+        return value
+    if isinstance(value, str) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be 'scale' or a positive float, got {value!r}.")
+    return check_real(value, name, min_val=0.0, include_boundaries="neither")
 
 
 def _sq_dist(X, W):
@@ -287,6 +289,18 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     True
     """
 
+    _parameter_table = {
+        "n_trees": Integer(1),
+        "min_samples_leaf": Integer(1),
+        "n_bins": Integer(2, allow_none=True),
+        "merge_leaves": Boolean(),
+        "intercept": Options(*_INTERCEPTS),
+        "embedding": Options(*_EMBEDDINGS),
+        "gamma": _scale_or_positive,
+        "standardize": Boolean(),
+        "random_state": RandomState(),
+    }
+
     def __init__(
         self,
         n_trees=1,
@@ -315,27 +329,6 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         tags.target_tags.required = True
         return tags
 
-    def _check_params(self, n_samples):
-        n_trees = check_int(self.n_trees, "n_trees", min_val=1)
-        msl = check_int(self.min_samples_leaf, "min_samples_leaf", min_val=1)
-        if msl > n_samples:
-            raise ValueError(
-                f"min_samples_leaf={msl} is larger than the number of training samples ({n_samples}); "
-                "no leaf can be formed. Use a smaller min_samples_leaf or more data."
-            )
-        n_bins = check_int(self.n_bins, "n_bins", min_val=2, allow_none=True)
-        if not isinstance(self.merge_leaves, (bool, np.bool_)):
-            raise TypeError(f"merge_leaves must be a bool, got {self.merge_leaves!r}.")
-        if not isinstance(self.standardize, (bool, np.bool_)):
-            raise TypeError(f"standardize must be a bool, got {self.standardize!r}.")
-        check_option(self.intercept, "intercept", _INTERCEPTS)
-        check_option(self.embedding, "embedding", _EMBEDDINGS)
-        if not (isinstance(self.gamma, str) and self.gamma == "scale"):
-            if isinstance(self.gamma, str) or not isinstance(self.gamma, numbers.Real):
-                raise TypeError(f"gamma must be 'scale' or a positive float, got {self.gamma!r}.")
-            check_real(self.gamma, "gamma", min_val=0.0, include_boundaries="neither")
-        return n_trees, msl, n_bins
-
     def fit(self, X, y):
         """Grow the trees and compute the leaf means.
 
@@ -349,13 +342,21 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         self
         """
-        X, y = _validate_xy(self, X, y)
+        params = check_params(self)
+        X, y = validate_X(self, X, require_y(self, y), preset="finite_any_order", reset=True)
+        check_magnitude(X, "X", why=SQUARES_X)
         self.classes_, codes = as_class_target(y, X.shape[0], "y", min_classes=2)
-        return self._fit_codes(X, codes)
+        return self._fit_codes(X, codes, params)
 
-    def _fit_codes(self, X, codes):
+    def _fit_codes(self, X, codes, params):
+        """Fit on validated ``X``, class codes ``0..K-1`` of ``classes_`` and checked ``params``."""
         n, p = X.shape
-        n_trees, msl, n_bins = self._check_params(n)
+        n_trees, msl, n_bins = params["n_trees"], params["min_samples_leaf"], params["n_bins"]
+        if msl > n:
+            raise ValueError(
+                f"min_samples_leaf={msl} is larger than the number of training samples ({n}); "
+                "no leaf can be formed. Use a smaller min_samples_leaf or more data."
+            )
         n_classes = self.classes_.shape[0]
         rng = check_random_state(self.random_state)
         trees, edges_all, means, counts, n_leaves = [], [], [], [], []
@@ -364,7 +365,7 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             seed = rng.randint(np.iinfo(np.int32).max)
             Xs, cs = X[idx], codes[idx]
             if n_bins is not None:
-                edges = quantile_bin_edges(Xs, n_bins)
+                edges = _quantile_edges(Xs, n_bins)
                 Xt = _apply_bins(Xs, edges)
             else:
                 edges, Xt = None, Xs
@@ -428,8 +429,7 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         Z : ndarray of shape (n_samples, n_leaves_total)
         """
         check_is_fitted(self, "leaf_means_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
-        return self._embed(X)
+        return self._embed(validate_X(self, X, preset="finite_any_order", reset=False))
 
     def _standardized(self, A):
         if not self.standardize:
@@ -468,170 +468,13 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             containing sample ``i`` (after leaf merging).
         """
         check_is_fitted(self, "leaf_means_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+        X = validate_X(self, X, preset="finite_any_order", reset=False)
         offsets = np.concatenate([[0], np.cumsum(self.n_leaves_)[:-1]])
         out = np.empty((X.shape[0], len(self.trees_)), dtype=np.int64)
         for s, tree in enumerate(self.trees_):
             Xt = X if self.bin_edges_ is None else _apply_bins(X, self.bin_edges_[s])
             out[:, s] = self._node_to_col[s][tree.apply(Xt)] + offsets[s]
         return out
-
-
-# ----------------------------------------------------------------------------- LDA
-class PseudoLinearDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
-    """Linear discriminant analysis with the pseudo-inverse of the pooled covariance.
-
-    The semantics of MATLAB's ``fitcdiscr(..., 'DiscrimType', 'pseudolinear')``:
-    empirical priors, class means, the unbiased pooled within-class covariance
-    ``S = sum_i (x_i - m_{y_i})(x_i - m_{y_i})^T / (n - K)``, and the discriminant
-    ``delta_k(x) = (x - xbar)^T S^+ (m_k - xbar) - (m_k - xbar)^T S^+ (m_k - xbar) / 2 + log pi_k``
-    (centring at the overall mean ``xbar`` only removes class-independent terms and keeps
-    the computation exact under a common shift of all rows). ``S^+`` is the Moore-Penrose
-    pseudo-inverse with the default tolerance of MATLAB's and NumPy's ``pinv`` applied to
-    the covariance matrix: eigenvalues ``lambda_i <= n_features * eps * lambda_max`` are
-    treated as zero, so directions without (numerically resolvable) within-class
-    variance are ignored rather than inverted. It is computed from the SVD of the
-    scaled, within-class-centred data (singular values ``s_i = sqrt(lambda_i)``), which
-    is more accurate than forming ``S``. Unlike scikit-learn's ``solver="svd"`` it does
-    not standardise the features and it keeps every direction above the tolerance
-    (scikit-learn drops standardised singular values below ``1e-4``); the predictions
-    coincide whenever the pooled covariance is well conditioned.
-
-    Parameters
-    ----------
-    tol : float or None, default=None
-        Relative eigenvalue threshold of the pseudo-inverse; ``None`` uses
-        ``n_features * eps``, the rule of ``pinv`` applied to the covariance matrix.
-
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-    priors_ : ndarray of shape (n_classes,)
-    means_ : ndarray of shape (n_classes, n_features)
-    xbar_ : ndarray of shape (n_features,)
-    covariance_pinv_ : ndarray of shape (n_features, n_features)
-    rank_ : int
-        Rank of the pooled covariance kept by the pseudo-inverse.
-    coef_ : ndarray of shape (n_classes, n_features)
-    intercept_ : ndarray of shape (n_classes,)
-        ``decision_function`` scores are ``X @ coef_.T + intercept_`` (for two classes,
-        the difference of the two columns).
-    n_features_in_ : int
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_iris
-    >>> X, y = load_iris(return_X_y=True)
-    >>> lda = PseudoLinearDiscriminantAnalysis().fit(X, y)
-    >>> float(lda.score(X, y)) > 0.95
-    True
-    """
-
-    def __init__(self, tol=None):
-        self.tol = tol
-
-    def fit(self, X, y):
-        """Fit class means, priors and the pseudo-inverse pooled covariance.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        X, y = _validate_xy(self, X, y)
-        self.classes_, codes = as_class_target(y, X.shape[0], "y", min_classes=2)
-        return self._fit_codes(X, codes)
-
-    def _fit_codes(self, X, codes):
-        n, p = X.shape
-        K = self.classes_.shape[0]
-        if self.tol is None:
-            tol = p * np.finfo(np.float64).eps
-        else:
-            tol = check_real(self.tol, "tol", min_val=0.0, max_val=1.0)
-        counts = np.bincount(codes, minlength=K).astype(np.float64)
-        means = np.zeros((K, p))
-        np.add.at(means, codes, X)
-        means /= counts[:, None]
-        self.priors_ = counts / n
-        self.means_ = means
-        self.xbar_ = self.priors_ @ means
-        Xc = (X - means[codes]) / np.sqrt(max(n - K, 1))
-        _, S, Vt = np.linalg.svd(Xc, full_matrices=False)
-        # eigenvalues of the pooled covariance are S**2: keep lambda_i > tol * lambda_max
-        r = int(np.sum(S**2 > tol * S[0] ** 2)) if S.size and S[0] > 0 else 0
-        V = Vt[:r].T
-        self.covariance_pinv_ = (V / S[:r] ** 2) @ V.T
-        self.rank_ = r
-        M = means - self.xbar_
-        self.coef_ = M @ self.covariance_pinv_
-        self._intercept_centered = -0.5 * np.einsum("kj,kj->k", self.coef_, M) + np.log(self.priors_)
-        self.intercept_ = self._intercept_centered - self.coef_ @ self.xbar_
-        return self
-
-    def _scores(self, X):
-        return (X - self.xbar_) @ self.coef_.T + self._intercept_centered
-
-    def decision_function(self, X):
-        """Discriminant scores; for two classes the log-odds of the second class.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-        """
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
-        s = self._scores(X)
-        return s[:, 1] - s[:, 0] if s.shape[1] == 2 else s
-
-    def predict_proba(self, X):
-        """Posterior class probabilities (softmax of the discriminant scores).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
-        s = self._scores(X)
-        s = s - s.max(axis=1, keepdims=True)
-        e = np.exp(s)
-        return e / e.sum(axis=1, keepdims=True)
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
-        s = self._scores(X)
-        s = s - s.max(axis=1, keepdims=True)
-        return s - np.log(np.exp(s).sum(axis=1, keepdims=True))
-
-    def predict(self, X):
-        """Class with the largest discriminant score.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
-        return self.classes_[np.argmax(self._scores(X), axis=1)]
 
 
 # ----------------------------------------------------------------------------- classifier
@@ -673,6 +516,8 @@ class DTEClassifier(ClassifierMixin, BaseEstimator):
     (3,)
     """
 
+    _parameter_table = {**DecisionTreeEmbedding._parameter_table, "tol": Real(0.0, 1.0, allow_none=True)}
+
     def __init__(
         self,
         n_trees=1,
@@ -711,55 +556,43 @@ class DTEClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = _validate_xy(self, X, y)
+        params = check_params(self)
+        X, y = validate_X(self, X, require_y(self, y), preset="finite_any_order", reset=True)
+        check_magnitude(X, "X", why=SQUARES_X)
         self.classes_, codes = as_class_target(y, X.shape[0], "y", min_classes=2)
-        emb = DecisionTreeEmbedding(
-            self.n_trees,
-            min_samples_leaf=self.min_samples_leaf,
-            n_bins=self.n_bins,
-            merge_leaves=self.merge_leaves,
-            intercept=self.intercept,
-            embedding=self.embedding,
-            gamma=self.gamma,
-            standardize=self.standardize,
-            random_state=self.random_state,
-        )
+        emb = DecisionTreeEmbedding(**{name: params[name] for name in DecisionTreeEmbedding._get_param_names()})
         emb.n_features_in_ = X.shape[1]
         emb.classes_ = self.classes_
-        emb._fit_codes(X, codes)
-        self.embedding_ = emb
+        self.embedding_ = emb._fit_codes(X, codes, params)
+        Z = emb._embed(X)
         lda = PseudoLinearDiscriminantAnalysis(tol=self.tol)
-        Z = emb.transform(X)
         lda.n_features_in_ = Z.shape[1]
         lda.classes_ = self.classes_
-        lda._fit_codes(Z, codes)
-        self.lda_ = lda
+        self.lda_ = lda._fit_codes(Z, codes, params["tol"])
         return self
 
-    def _embed(self, X):
+    def _scores(self, X):
+        """LDA discriminant scores (one column per class) of the embedded ``X``."""
         check_is_fitted(self, "lda_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
-        return self.embedding_.transform(X)
+        X = validate_X(self, X, preset="finite_any_order", reset=False)
+        return self.lda_._scores(self.embedding_._embed(X))
 
     def decision_function(self, X):
         """LDA discriminant scores of the embedded ``X`` (1-D for two classes)."""
-        Z = self._embed(X)
-        return self.lda_.decision_function(Z)
+        return decision_from_scores(self._scores(X))
 
     def predict_proba(self, X):
         """LDA posterior probabilities of the embedded ``X``, shape (n_samples, n_classes)."""
-        Z = self._embed(X)
-        return self.lda_.predict_proba(Z)
+        return softmax(self._scores(X))
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`."""
-        Z = self._embed(X)
-        return self.lda_.predict_log_proba(Z)
+        return log_softmax(self._scores(X))
 
     def predict(self, X):
         """Predicted class labels (of the same type as the training labels)."""
-        Z = self._embed(X)
-        return self.lda_.predict(Z)
+        scores = self._scores(X)  # first: an unfitted estimator raises NotFittedError
+        return self.classes_[np.argmax(scores, axis=1)]
 
 
 # ----------------------------------------------------------------------------- protocol

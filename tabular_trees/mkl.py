@@ -24,85 +24,32 @@ the same decomposition idea as libsvm's solver, which MKLpy uses through ``SVC(C
 
 from __future__ import annotations
 
-import numba
-import numpy as np
 import warnings
+
+import numpy as np
 
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
-from sklearn.utils import check_array, column_or_1d
+from sklearn.utils import column_or_1d
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
+from ._mkl_kernels import finite_and_max_asymmetry, smo_two_simplex
 from ._validation import (
+    Options,
+    Real,
     as_1d_target,
     as_class_target,
+    as_float_matrix,
     check_int,
-    check_option,
+    check_params,
     check_real,
     reject_missing_labels,
 )
 
 __all__ = ["EasyMKL", "solve_margin_qp"]
-
-
-@numba.njit(cache=True)
-def _smo_two_simplex(Q, cls, gamma, tol, max_iter):
-    """Minimise 0.5 g^T Q g over {g >= 0, sum over each class = 1}; gamma is updated in place.
-
-    ``cls`` holds 0/1 class codes. Returns (n_iter, final max KKT violation).
-    """
-    n = Q.shape[0]
-    grad = Q @ gamma
-    it = 0
-    viol = np.inf
-    while it < max_iter:
-        # most violating pair in each class
-        best_viol = -1.0
-        bi = -1
-        bj = -1
-        for c in range(2):
-            gmax = -np.inf
-            imax = -1
-            gmin = np.inf
-            jmin = -1
-            for k in range(n):
-                if cls[k] != c:
-                    continue
-                if gamma[k] > 0.0 and grad[k] > gmax:
-                    gmax = grad[k]
-                    imax = k
-                if grad[k] < gmin:
-                    gmin = grad[k]
-                    jmin = k
-            if imax >= 0 and gmax - gmin > best_viol:
-                best_viol = gmax - gmin
-                bi = imax
-                bj = jmin
-        viol = best_viol
-        if viol <= tol or bi == bj:
-            break
-        curv = Q[bi, bi] + Q[bj, bj] - 2.0 * Q[bi, bj]
-        diff = grad[bi] - grad[bj]
-        if curv > 1e-300:
-            delta = diff / curv
-        else:
-            delta = gamma[bi]
-        if delta > gamma[bi]:
-            delta = gamma[bi]
-        gamma[bi] -= delta
-        gamma[bj] += delta
-        if gamma[bi] < 0.0:
-            gamma[bi] = 0.0
-        for k in range(n):
-            grad[k] += delta * (Q[k, bj] - Q[k, bi])
-        it += 1
-        # periodic gradient refresh against drift
-        if it % 2000 == 0:
-            grad = Q @ gamma
-    return it, viol
 
 
 def solve_margin_qp(Kl, y_pm, *, tol=1e-10, max_iter=1_000_000):
@@ -145,38 +92,20 @@ def solve_margin_qp(Kl, y_pm, *, tol=1e-10, max_iter=1_000_000):
         raise ValueError("y_pm must contain both labels -1 and +1.")
     tol = check_real(tol, "tol", min_val=0.0, include_boundaries="neither")
     max_iter = check_int(max_iter, "max_iter", min_val=1)
+    return _margin_qp(Kl, y_pm, tol, max_iter)
+
+
+def _margin_qp(Kl, y_pm, tol, max_iter):
+    """:func:`solve_margin_qp` on validated input (float64 ``Kl``, ``y_pm`` of -1.0/+1.0 with both)."""
     Q = Kl * np.multiply.outer(y_pm, y_pm)
     cls = (y_pm > 0).astype(np.int64)
     gamma = np.where(cls == 1, 1.0 / max(1, cls.sum()), 1.0 / max(1, (1 - cls).sum()))
     scale = float(np.mean(np.abs(np.diag(Q)))) or 1.0
-    n_iter, viol = _smo_two_simplex(Q, cls, gamma, tol * scale, int(max_iter))
+    n_iter, viol = smo_two_simplex(Q, cls, gamma, tol * scale, int(max_iter))
     gamma = np.clip(gamma, 0.0, None)
     for c in (0, 1):
         gamma[cls == c] /= gamma[cls == c].sum()
     return gamma, {"n_iter": int(n_iter), "kkt_violation": float(viol), "objective": float(gamma @ Q @ gamma)}
-
-
-@numba.njit(cache=True)
-def _finite_and_max_asymmetry(K):
-    """(all entries finite, max |K_r[i, j] - K_r[j, i]|, max |K|) in one pass, without temporaries."""
-    finite = True
-    asym = 0.0
-    peak = 0.0
-    R, n, m = K.shape
-    for r in range(R):
-        for i in range(n):
-            for j in range(m):
-                v = K[r, i, j]
-                if not np.isfinite(v):
-                    finite = False
-                a = abs(v)
-                if a > peak:
-                    peak = a
-                if n == m and j > i:
-                    d = abs(v - K[r, j, i])
-                    if d > asym:
-                        asym = d
-    return finite, asym, peak
 
 
 #: libsvm (behind scikit-learn's SVC) caches kernel values as float32, whose largest value is ~3.4e38;
@@ -185,7 +114,12 @@ _SVC_MAX_KERNEL = 1e38
 
 
 def _check_kernels(kernels, name="kernels", n_train=None):
-    """Kernels as a C-contiguous float64 array of shape (R, n, m); messages as scikit-learn's ``check_array``."""
+    """Kernels as a C-contiguous float64 array of shape (R, n, m), checked for what EasyMKL needs.
+
+    Dtype, finiteness and emptiness are checked by :func:`~tabular_trees._validation.as_float_matrix`;
+    this adds what is particular to kernels: the stack's shape, symmetry, the magnitude libsvm can
+    cache and at least one non-zero kernel.
+    """
     if kernels is None:
         raise TypeError(f"{name} must be an array of kernel matrices of shape (R, n, n), got None.")
     if sp.issparse(kernels):
@@ -193,17 +127,18 @@ def _check_kernels(kernels, name="kernels", n_train=None):
             f"{name} is a sparse matrix; EasyMKL needs dense kernel matrices, convert with {name}.toarray()."
         )
     try:
-        ndim = np.asarray(kernels).ndim
+        arr = np.asarray(kernels)
     except ValueError:
         raise ValueError(f"{name} must be kernel matrices of one common shape (R, n, n).") from None
-    if ndim > 3:
-        raise ValueError(f"{name} must have shape (n_kernels, n, n) or (n, n), got a {ndim}-D array.")
-    if ndim == 3:
-        K = check_array(kernels, dtype=np.float64, order="C", allow_nd=True, ensure_min_samples=1,
-                        input_name=name)
+    if arr.ndim > 3:
+        raise ValueError(f"{name} must have shape (n_kernels, n, n) or (n, n), got a {arr.ndim}-D array.")
+    if arr.ndim == 3:
+        # the rows of all kernels, validated as one (R * n, m) matrix (dtype, finiteness, emptiness)
+        R, n, m = arr.shape
+        K = as_float_matrix(arr.reshape(R * n, m), name).reshape(R, n, m)
     else:
-        # a single kernel (n, m); 1-D or 0-D input gets check_array's "Reshape your data" message
-        K = check_array(kernels, dtype=np.float64, order="C", input_name=name)[None]
+        # a single kernel (n, m); 1-D or 0-D input gets as_float_matrix's "Reshape your data" message
+        K = as_float_matrix(kernels, name)[None]
     if K.shape[0] == 0 or K.shape[1] == 0 or K.shape[2] == 0:
         raise ValueError(
             f"{name} is empty (shape {K.shape}): 0 sample(s) or 0 feature(s); give at least one kernel on at "
@@ -218,7 +153,7 @@ def _check_kernels(kernels, name="kernels", n_train=None):
         )
     # One compiled pass instead of np.allclose(K, K.transpose(...)), which allocates several
     # temporaries of the size of the whole stack (gigabytes for a 129-kernel bank).
-    finite, asymmetry, peak = _finite_and_max_asymmetry(K)
+    finite, asymmetry, peak = finite_and_max_asymmetry(K)
     if not finite:
         raise ValueError(f"{name} contains NaN or infinity; compute the kernels from finite data.")
     if n_train is None and asymmetry > 1e-8 * max(1.0, peak):
@@ -291,6 +226,13 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
     (True, 1.0)
     """
 
+    _parameter_table = {
+        "lam": Real(0.0, 1.0),
+        "solver": Options("smo", "svc"),
+        "tol": Real(0.0, closed="neither"),
+        "C": Real(0.0, closed="neither"),
+    }
+
     def __init__(self, lam=0.1, solver="smo", tol=1e-10, C=1.0):
         self.lam = lam
         self.solver = solver
@@ -317,10 +259,8 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        lam = check_real(self.lam, "lam", min_val=0.0, max_val=1.0)
-        solver = check_option(self.solver, "solver", ("smo", "svc"))
-        tol = check_real(self.tol, "tol", min_val=0.0, include_boundaries="neither")
-        C = check_real(self.C, "C", min_val=0.0, include_boundaries="neither")
+        params = check_params(self)
+        lam, solver, tol, C = params["lam"], params["solver"], params["tol"], params["C"]
         if y is None:
             raise ValueError("EasyMKL requires y to be passed, but the target y is None; pass the two class labels.")
         reject_missing_labels(y)
@@ -348,7 +288,7 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
         Ksum = K.sum(axis=0)
         Kl = (1.0 - lam) * Ksum + lam * np.eye(n)
         if solver == "smo":
-            gamma, info = solve_margin_qp(Kl, y_pm, tol=tol)
+            gamma, info = _margin_qp(Kl, y_pm, tol, 1_000_000)
         else:
             if np.max(np.abs(Kl)) > _SVC_MAX_KERNEL:  # the unweighted sum of R kernels, for libsvm's float32 cache
                 raise ValueError(

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
+from ._shapley_kernels import accumulate_values, fill_hybrids, interaction_kernel, shapley_kernel
 from ._validation import as_float_matrix, check_int
 
 __all__ = [
@@ -49,94 +49,6 @@ __all__ = [
 
 #: Hard ceiling on ``max_features``: 2**24 coalitions per sample is already far beyond "brute force".
 _MAX_FEATURES_CEILING = 24
-
-
-# --------------------------------------------------------------------------------------------
-# Compiled kernels (arrays and scalars only; inputs are validated by the Python wrappers).
-# --------------------------------------------------------------------------------------------
-
-
-@numba.njit(cache=True)
-def _fill_hybrids(X, background, start, out):
-    """Fill ``out`` with the hybrid points of the flat index range ``start .. start + len(out)``.
-
-    Flat index ``k`` enumerates (sample i, coalition mask S, background row b) with b fastest:
-    ``k = (i * 2^p + S) * m + b``. Feature ``j`` is taken from ``X[i]`` if bit ``j`` of ``S``
-    is set and from ``background[b]`` otherwise.
-    """
-    p = X.shape[1]
-    m = background.shape[0]
-    n_coal = 1 << p
-    for r in range(out.shape[0]):
-        k = start + r
-        b = k % m
-        rest = k // m
-        mask = rest % n_coal
-        i = rest // n_coal
-        for j in range(p):
-            if (mask >> j) & 1:
-                out[r, j] = X[i, j]
-            else:
-                out[r, j] = background[b, j]
-
-
-@numba.njit(cache=True)
-def _accumulate_values(pred, start, n_coal, m, values):
-    """Add ``pred / m`` into ``values[i, S]`` for the flat indices ``start .. start + len(pred)``."""
-    inv_m = 1.0 / m
-    for r in range(pred.shape[0]):
-        rest = (start + r) // m
-        mask = rest % n_coal
-        i = rest // n_coal
-        values[i, mask] += pred[r] * inv_m
-
-
-@numba.njit(cache=True)
-def _shapley_kernel(values, sizes, weights, phi):
-    """``phi[i, j] = sum_{S not containing j} weights[|S|] (v[i, S + j] - v[i, S])``."""
-    n, n_coal = values.shape
-    p = phi.shape[1]
-    for i in range(n):
-        for mask in range(n_coal):
-            w = weights[sizes[mask]]
-            for j in range(p):
-                bit = 1 << j
-                if mask & bit:
-                    continue
-                phi[i, j] += w * (values[i, mask | bit] - values[i, mask])
-
-
-@numba.njit(cache=True)
-def _interaction_kernel(values, sizes, weights, out):
-    """Off-diagonal Shapley interaction values (each pair's index split equally over (j,k) and (k,j)).
-
-    ``out[i, j, k] = sum_{S not containing j, k} weights[|S|] * D_jk v(S) / 2`` with
-    ``D_jk v(S) = v(S+j+k) - v(S+j) - v(S+k) + v(S)`` and
-    ``weights[s] = s! (p - s - 2)! / (p - 1)!``.
-    """
-    n, n_coal = values.shape
-    p = out.shape[1]
-    for i in range(n):
-        for mask in range(n_coal):
-            w = 0.5 * weights[sizes[mask]]
-            for j in range(p):
-                bj = 1 << j
-                if mask & bj:
-                    continue
-                for k in range(j + 1, p):
-                    bk = 1 << k
-                    if mask & bk:
-                        continue
-                    d = (
-                        values[i, mask | bj | bk]
-                        - values[i, mask | bj]
-                        - values[i, mask | bk]
-                        + values[i, mask]
-                    )
-                    out[i, j, k] += w * d
-        for j in range(p):
-            for k in range(j + 1, p):
-                out[i, k, j] = out[i, j, k]
 
 
 # --------------------------------------------------------------------------------------------
@@ -264,10 +176,10 @@ def coalition_values(predict, X, background, *, max_features=10, batch_size=6553
     for start in range(0, total, batch_size):
         stop = min(start + batch_size, total)
         Z = buf[: stop - start]
-        _fill_hybrids(X, background, start, Z)
+        fill_hybrids(X, background, start, Z)
         # predict receives a fresh copy so a model that keeps or modifies its input cannot corrupt the buffer.
         pred = _call_predict(predict, Z.copy())
-        _accumulate_values(pred, start, n_coal, m, values)
+        accumulate_values(pred, start, n_coal, m, values)
     return values
 
 
@@ -318,7 +230,7 @@ def shapley_from_coalition_values(values):
     """
     values, p = _check_values(values)
     phi = np.zeros((values.shape[0], p), dtype=np.float64)
-    _shapley_kernel(values, _popcounts(p), _shapley_weights(p), phi)
+    shapley_kernel(values, _popcounts(p), _shapley_weights(p), phi)
     return phi
 
 
@@ -359,7 +271,7 @@ def interaction_from_coalition_values(values):
     n = values.shape[0]
     out = np.zeros((n, p, p), dtype=np.float64)
     if p >= 2:
-        _interaction_kernel(values, _popcounts(p), _interaction_weights(p), out)
+        interaction_kernel(values, _popcounts(p), _interaction_weights(p), out)
     phi = shapley_from_coalition_values(values)
     idx = np.arange(p)
     out[:, idx, idx] = phi - out.sum(axis=2)

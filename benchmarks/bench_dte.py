@@ -15,24 +15,23 @@ Three measurements, all in one run (Shen, Dong & Priebe 2025; SPEC section 7 and
 
 Usage::
 
-    python benchmarks/bench_dte.py           # full run (a few minutes on 2 cores)
-    python benchmarks/bench_dte.py --quick   # smoke run (2 replicates, 1 timing repeat)
+    python benchmarks/bench_dte.py              # full run (a few minutes on 2 cores)
+    python benchmarks/bench_dte.py --quick      # smoke run (2 replicates, 1 timing repeat); writes nothing
+    python benchmarks/bench_dte.py --no-write   # full run, printed only
 
-Writes ``tabular_trees/_recorded/dte.json`` and ``benchmarks/results/dte.md``.
+A full run writes ``tabular_trees/_recorded/dte.json`` and ``benchmarks/results/dte.md``; a quick
+run never replaces the recorded full run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import platform
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import sklearn
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 from sklearn.ensemble import RandomForestClassifier
@@ -43,8 +42,7 @@ from threadpoolctl import threadpool_limits
 from tabular_trees import datasets as ttd
 from tabular_trees.dte import DecisionTreeEmbedding, DTEClassifier, PseudoLinearDiscriminantAnalysis, paper_models
 
-RESULTS = Path(__file__).resolve().parent / "results"
-RECORDED = Path(__file__).resolve().parents[1] / "tabular_trees" / "_recorded"  # .json the book reads (package data)
+from harness import RECORDED, RESULTS, machine_description, machine_summary, timed  # benchmarks/harness.py
 
 #: Table I of the paper (error %, mean and sd) for the datasets we also have offline.
 PAPER = {
@@ -73,12 +71,6 @@ def load_all():
     return out
 
 
-def _timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - t0
-
-
 def speed(data, repeats):
     """DTE-1 vs RF(50) fit+predict on the 5 folds of one 5-fold split, best of ``repeats``."""
     rows = {}
@@ -90,17 +82,17 @@ def speed(data, repeats):
             for _ in range(repeats):
                 # DTE-1 as one estimator (the number compared with RF)
                 clf = DTEClassifier(standardize=False, random_state=0)  # the paper's map
-                _, t = _timed(lambda: clf.fit(X[tr], y[tr]).predict(X[te]))
+                _, t = timed(lambda: clf.fit(X[tr], y[tr]).predict(X[te]))
                 best["dte"] = min(best["dte"], t)
                 # the same pipeline in two timed parts: tree growing, then embedding + LDA
                 emb = DecisionTreeEmbedding(random_state=0)
-                _, t1 = _timed(lambda: emb.fit(X[tr], y[tr]))
+                _, t1 = timed(lambda: emb.fit(X[tr], y[tr]))
                 lda = PseudoLinearDiscriminantAnalysis()
-                _, t2 = _timed(lambda: lda.fit(emb.transform(X[tr]), y[tr]).predict(emb.transform(X[te])))
+                _, t2 = timed(lambda: lda.fit(emb.transform(X[tr]), y[tr]).predict(emb.transform(X[te])))
                 best["tree"] = min(best["tree"], t1)
                 best["lda"] = min(best["lda"], t2)
                 rf = RandomForestClassifier(n_estimators=50, n_jobs=1, random_state=0)
-                _, t = _timed(lambda: rf.fit(X[tr], y[tr]).predict(X[te]))
+                _, t = timed(lambda: rf.fit(X[tr], y[tr]).predict(X[te]))
                 best["rf"] = min(best["rf"], t)
             t_dte += best["dte"]
             t_rf += best["rf"]
@@ -135,12 +127,12 @@ def leaf_scaling(repeats, quick=False):
         bt = bl = np.inf
         for _ in range(repeats):
             emb = DecisionTreeEmbedding(n_trees=n_trees, min_samples_leaf=leaf, random_state=0)
-            _, t1 = _timed(lambda: emb.fit(X[tr], y[tr]))
+            _, t1 = timed(lambda: emb.fit(X[tr], y[tr]))
             lda = PseudoLinearDiscriminantAnalysis()
-            pred, t2 = _timed(lambda: lda.fit(emb.transform(X[tr]), y[tr]).predict(emb.transform(X[te])))
+            pred, t2 = timed(lambda: lda.fit(emb.transform(X[tr]), y[tr]).predict(emb.transform(X[te])))
             bt, bl = min(bt, t1), min(bl, t2)
         rf = RandomForestClassifier(n_estimators=50, n_jobs=1, random_state=0)
-        _, trf = _timed(lambda: rf.fit(X[tr], y[tr]).predict(X[te]))
+        _, trf = timed(lambda: rf.fit(X[tr], y[tr]).predict(X[te]))
         m = int(emb.n_leaves_.sum())
         rows.append({"n_trees": n_trees, "min_samples_leaf": leaf, "m": m, "tree_s": bt, "lda_s": bl,
                      "lda_share": bl / (bt + bl), "rf50_s": trf, "error": float(np.mean(pred != y[te]))})
@@ -162,7 +154,7 @@ def table(data, n_reps):
                     est = clone(model)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", ConvergenceWarning)
-                        pred, t = _timed(lambda: est.fit(X[tr], y[tr]).predict(X[te]))
+                        pred, t = timed(lambda: est.fit(X[tr], y[tr]).predict(X[te]))
                     wrong[mname] = wrong.get(mname, 0) + int(np.sum(pred != y[te]))
                     times.setdefault(mname, []).append(t)
             for mname, w in wrong.items():
@@ -177,9 +169,10 @@ def table(data, n_reps):
 
 
 def write_markdown(res, path):
+    meta = res["meta"]
     lines = ["# Decision tree embedding benchmark", "",
-             f"Run: {res['meta']['date']} on {res['meta']['machine']} (numpy {res['meta']['numpy']}, "
-             f"scikit-learn {res['meta']['sklearn']}), {'quick' if res['meta']['quick'] else 'full'} mode.", "",
+             f"Run: {meta['date']} on {meta['machine_summary']} (numpy {meta['machine']['numpy']}, "
+             f"scikit-learn {meta['machine']['scikit-learn']}), {'quick' if meta['quick'] else 'full'} mode.", "",
              "## DTE-1 vs RandomForestClassifier(n_estimators=50, n_jobs=1), fit + predict, 5 folds", "",
              "| dataset | n | p | K | m | DTE-1 (ms) | RF-50 (ms) | RF / DTE-1 | LDA share of DTE time |",
              "|---|---|---|---|---|---|---|---|---|"]
@@ -210,7 +203,8 @@ def write_markdown(res, path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smoke run: 2 CV replicates, 1 timing repeat")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 2 CV replicates, 1 timing repeat; writes nothing")
+    ap.add_argument("--no-write", action="store_true", help="print only; do not overwrite the recorded results")
     args = ap.parse_args(argv)
     repeats = 1 if args.quick else 5
     n_reps = 2 if args.quick else 10
@@ -218,7 +212,7 @@ def main(argv=None):
     # single-threaded BLAS for everyone: RF runs with n_jobs=1, and on a shared machine
     # multi-threaded BLAS calls (LDA's SVD) are slowed down by oversubscription
     with threadpool_limits(limits=1):
-        _run(args, data, repeats, n_reps)
+        return _run(args, data, repeats, n_reps)
 
 
 def _run(args, data, repeats, n_reps):
@@ -228,10 +222,9 @@ def _run(args, data, repeats, n_reps):
     scaling = leaf_scaling(min(repeats, 2), quick=args.quick)
     tab = table(data, n_reps)
     res = {
-        "meta": {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": platform.platform(), "blas_threads": 1,
-                 "processor": platform.processor(), "numpy": np.__version__, "sklearn": sklearn.__version__,
-                 "quick": args.quick, "timing_repeats": repeats, "n_reps": n_reps,
-                 "wall_s": None, "datasets": list(data)},
+        "meta": {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine_description(),
+                 "machine_summary": machine_summary(), "blas_threads": 1, "quick": args.quick,
+                 "timing_repeats": repeats, "n_reps": n_reps, "wall_s": None, "datasets": list(data)},
         "speed": speed_rows,
         "median_ratio": median_ratio,
         "leaf_scaling": scaling,
@@ -239,10 +232,14 @@ def _run(args, data, repeats, n_reps):
         "paper": PAPER,
     }
     res["meta"]["wall_s"] = time.perf_counter() - t0
+    if args.no_write or args.quick:  # a smoke run never replaces the recorded full run
+        print(f"done in {res['meta']['wall_s']:.0f} s (nothing written)")
+        return res
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RECORDED / "dte.json").write_text(json.dumps(res, indent=2))
     write_markdown(res, RESULTS / "dte.md")
     print(f"wrote {RECORDED / 'dte.json'} and dte.md in {res['meta']['wall_s']:.0f} s")
+    return res
 
 
 if __name__ == "__main__":

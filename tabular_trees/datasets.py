@@ -28,7 +28,7 @@ import numpy as np
 
 from ._mpea import load_mpea
 from ._rjhmc_data import load_breast_cancer_original, load_rjhmc_real
-from ._validation import check_int, check_option, check_random_state, check_real
+from ._validation import as_finite_array, as_float_matrix, check_int, check_option, check_random_state, check_real
 
 __all__ = [
     "make_sine",
@@ -62,8 +62,6 @@ def sine_function(x):
     >>> float(sine_function(0.0))
     0.0
     """
-    from ._validation import as_finite_array
-
     x = as_finite_array(x, "x")
     return np.sin(2.0 * x) + 0.3 * x
 
@@ -201,8 +199,6 @@ def cgm_tree_function(X):
     >>> cgm_tree_function([[1, 1], [9, 9]]).tolist()
     [1.0, 2.0]
     """
-    from ._validation import as_float_matrix
-
     X = as_float_matrix(X, "X")
     if X.shape[1] != 2:
         raise ValueError(f"X must have exactly 2 columns (x0, x1), got {X.shape[1]}.")

@@ -275,39 +275,39 @@ def test_classifier_accuracy_and_string_labels():
 
 
 # ------------------------------------------------------------------ bad input
+_X_IRIS, _Y_IRIS = load_iris(return_X_y=True)
+_X_NAN = np.where(np.arange(_X_IRIS.size).reshape(_X_IRIS.shape) == 13, np.nan, _X_IRIS)
+
+#: (hyperparameters, X, y, error type, message) of a fit that must fail
+BAD_FITS = [
+    ({}, _X_IRIS, np.zeros(150), ValueError, "class"),
+    ({}, _X_NAN, _Y_IRIS, ValueError, "NaN"),
+    ({"n_trees": 0}, _X_IRIS, _Y_IRIS, ValueError, "n_trees"),
+    ({"n_trees": 1.5}, _X_IRIS, _Y_IRIS, TypeError, "n_trees"),
+    ({"min_samples_leaf": 151}, _X_IRIS, _Y_IRIS, ValueError, "min_samples_leaf"),
+    ({"min_samples_leaf": 0}, _X_IRIS, _Y_IRIS, ValueError, "min_samples_leaf"),
+    ({"intercept": "half"}, _X_IRIS, _Y_IRIS, ValueError, "intercept"),
+    ({"embedding": "cosine"}, _X_IRIS, _Y_IRIS, ValueError, "embedding"),
+    ({"embedding": "rbf", "gamma": -1.0}, _X_IRIS, _Y_IRIS, ValueError, "gamma"),
+    ({"n_bins": 1}, _X_IRIS, _Y_IRIS, ValueError, "n_bins"),
+    ({}, _X_IRIS, _Y_IRIS[:-1], ValueError, "inconsistent numbers of samples"),
+    ({}, _X_IRIS, _X_IRIS[:, 0], ValueError, "continuous"),
+]
+
+
 @pytest.mark.parametrize("Est", [DecisionTreeEmbedding, DTEClassifier])
-def test_bad_input(Est):
-    X, y = _iris()
-    with pytest.raises(ValueError, match="class"):
-        Est().fit(X, np.zeros(150))
-    Xn = X.copy()
-    Xn[3, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        Est().fit(Xn, y)
-    with pytest.raises(ValueError, match="n_trees"):
-        Est(n_trees=0).fit(X, y)
-    with pytest.raises(TypeError, match="n_trees"):
-        Est(n_trees=1.5).fit(X, y)
-    with pytest.raises(ValueError, match="min_samples_leaf"):
-        Est(min_samples_leaf=151).fit(X, y)
-    with pytest.raises(ValueError, match="min_samples_leaf"):
-        Est(min_samples_leaf=0).fit(X, y)
-    with pytest.raises(ValueError, match="intercept"):
-        Est(intercept="half").fit(X, y)
-    with pytest.raises(ValueError, match="embedding"):
-        Est(embedding="cosine").fit(X, y)
-    with pytest.raises(ValueError, match="gamma"):
-        Est(embedding="rbf", gamma=-1.0).fit(X, y)
-    with pytest.raises(ValueError, match="n_bins"):
-        Est(n_bins=1).fit(X, y)
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
-        Est().fit(X, y[:-1])
-    with pytest.raises(ValueError, match="continuous"):
-        Est().fit(X, X[:, 0])
-    fitted = Est(random_state=0).fit(X, y)
+@pytest.mark.parametrize("params, X, y, error, match", BAD_FITS)
+def test_bad_fit(Est, params, X, y, error, match):
+    with pytest.raises(error, match=match):
+        Est(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [DecisionTreeEmbedding, DTEClassifier])
+def test_predict_with_fewer_features(Est):
+    fitted = Est(random_state=0).fit(_X_IRIS, _Y_IRIS)
     method = fitted.transform if Est is DecisionTreeEmbedding else fitted.predict
     with pytest.raises(ValueError, match="features"):
-        method(X[:, :3])
+        method(_X_IRIS[:, :3])
 
 
 def test_min_leaf_size_up_to_data_size_gives_single_leaf():

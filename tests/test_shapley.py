@@ -354,6 +354,16 @@ def _tree_data(p=5, n=200, seed=0):
     return X, y
 
 
+def _assert_matches_interventional_treeshap(model, background, Xe, atol):
+    """Our enumeration equals shap.TreeExplainer's interventional TreeSHAP (values and base value)."""
+    shap = _import_shap()
+    explainer = shap.TreeExplainer(model, data=background, feature_perturbation="interventional")
+    sv = explainer.shap_values(Xe)
+    phi, base = interventional_shapley(model.predict, Xe, background)
+    np.testing.assert_allclose(phi, sv, atol=atol)
+    assert base == pytest.approx(float(np.ravel(explainer.expected_value)[0]), abs=atol)
+
+
 class TestAgainstShap:
     def test_shap_version(self):
         shap = _import_shap()
@@ -372,29 +382,15 @@ class TestAgainstShap:
         ids=["tree", "forest"],
     )
     def test_sklearn_interventional_treeshap(self, model):
-        shap = _import_shap()
         X, y = _tree_data()
-        model.fit(X, y)
-        background, Xe = X[:25], X[100:108]
-        explainer = shap.TreeExplainer(model, data=background, feature_perturbation="interventional")
-        sv = explainer.shap_values(Xe)
-        phi, base = interventional_shapley(model.predict, Xe, background)
-        np.testing.assert_allclose(phi, sv, atol=1e-6)
-        assert base == pytest.approx(float(np.ravel(explainer.expected_value)[0]), abs=1e-6)
+        _assert_matches_interventional_treeshap(model.fit(X, y), X[:25], X[100:108], atol=1e-6)
 
     def test_xgboost_interventional_treeshap(self):
-        shap = _import_shap()
         xgb = pytest.importorskip("xgboost")
         X, y = _tree_data(p=4)
         model = xgb.XGBRegressor(n_estimators=20, max_depth=3, learning_rate=0.3, random_state=0, n_jobs=1)
-        model.fit(X, y)
-        background, Xe = X[:20], X[100:106]
-        explainer = shap.TreeExplainer(model, data=background, feature_perturbation="interventional")
-        sv = explainer.shap_values(Xe)
-        phi, base = interventional_shapley(model.predict, Xe, background)
         # xgboost predicts in float32: agreement to float32 rounding of O(1) outputs.
-        np.testing.assert_allclose(phi, sv, atol=1e-5)
-        assert base == pytest.approx(float(np.ravel(explainer.expected_value)[0]), abs=1e-5)
+        _assert_matches_interventional_treeshap(model.fit(X, y), X[:20], X[100:106], atol=1e-5)
 
     def test_call_shapes_the_book_relies_on(self):
         """Return types the chapter uses (they changed across shap releases)."""

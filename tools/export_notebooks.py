@@ -72,9 +72,15 @@ def toc_pages():
     return pages
 
 
+#: Reference pages a student does not work through (``book/NN_*_reproduction_notes.ipynb``): executed and
+#: checked with the book, but no student copy is made of them.
+NOTES_SUFFIX = "_reproduction_notes"
+
+
 def chapters_from_toc():
-    """The numbered chapter notebooks (``book/NN_*.ipynb``) in the order of ``_toc.yml``."""
-    return [p for p in toc_pages() if p.suffix == ".ipynb" and re.match(r"\d+_", p.name)]
+    """The numbered chapter notebooks (``book/NN_*.ipynb``) in the order of ``_toc.yml``, reproduction notes excluded."""
+    return [p for p in toc_pages() if p.suffix == ".ipynb" and re.match(r"\d+_", p.name)
+            and not p.stem.endswith(NOTES_SUFFIX)]
 
 
 def chapter_number(path):

@@ -37,24 +37,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import time
 from datetime import datetime, timezone
-from pathlib import Path
 
 # one core for the reference too (our sampler is single-threaded numba)
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import numpy as np  # noqa: E402
+from harness import RECORDED, RESULTS, machine_summary, minmax_scale  # noqa: E402
 
-import tabular_trees.bayes.rjhmc as _rjhmc  # noqa: E402
 from tabular_trees.bayes import (BayesianTreeRegressor, RJHMCSettings, TreePosterior, TreePrior,  # noqa: E402
                                  rjhmc_chain)
 from tabular_trees.datasets import load_breast_cancer_original, make_cgm  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
-RECORDED = Path(__file__).resolve().parents[1] / "tabular_trees" / "_recorded"  # .json the book reads (package data)
 K_WARMUP = 500
 TARGET = {"cgm": 50.0, "bcw": 20.0, "collinear": 20.0}
 # (task, alpha, beta, {method: (h_init of the start chain, h timed)}) — Table 4 for cgm and bcw
@@ -92,9 +88,7 @@ def load_data(name):
         X, y = load_breast_cancer_original()
     else:
         X, y = make_collinear(random_state=0)
-    rg = np.ptp(X, axis=0)
-    Xs = (X - X.min(0)) / np.where(rg > 0, rg, 1.0)
-    return Xs, y
+    return minmax_scale(X), y
 
 
 def _numpyro_half_move(tree, Xs, y, task, use_simplex, h, seed, k_warmup=K_WARMUP):
@@ -152,27 +146,6 @@ def _numpyro_half_move(tree, Xs, y, task, use_simplex, h, seed, k_warmup=K_WARMU
     return steps
 
 
-class _NutsStats:
-    """Wraps ``run_tree_nuts`` inside the chain to record each NUTS run's leapfrog steps and step size."""
-
-    def __init__(self):
-        self.calls = []
-        self._orig = _rjhmc.run_tree_nuts
-
-    def __enter__(self):
-        def wrapped(posterior, tree, theta0, **kw):
-            res = self._orig(posterior, tree, theta0, **kw)
-            info = res[3]
-            self.calls.append((info["n_leapfrog"] / (kw["n_warmup"] + kw["n_samples"]), float(info["step_size"])))
-            return res
-
-        _rjhmc.run_tree_nuts = wrapped
-        return self
-
-    def __exit__(self, *exc):
-        _rjhmc.run_tree_nuts = self._orig
-
-
 def run_cell(name, method, n_it, n_ref, n_start, have_numpyro):
     task, a, b, hs = DATA[name]
     if name == "bcw":
@@ -185,17 +158,15 @@ def run_cell(name, method, n_it, n_ref, n_start, have_numpyro):
     # a posterior-sized start: the last kept state of a short k = 100 chain with the paper's h schedule
     start = rjhmc_chain(post, n_iter=n_start + 1, n_burnin=n_start, seed=1,
                         sampler=RJHMCSettings(k_warmup=100, h_init=h0, h_final=h))
-    init_tree = start["trees"][-1]
-    init = (init_tree, float(start["sigmas"][-1]) if task == "regression" else None)
-    stamps = [time.perf_counter()]
-    with _NutsStats() as st:
-        out = rjhmc_chain(post, n_iter=n_it, n_burnin=0, seed=0,
-                          sampler=RJHMCSettings(k_warmup=K_WARMUP, h_init=h, h_final=h), init=init,
-                          callback=lambda _i: stamps.append(time.perf_counter()), record_topologies=True)
-    per_iter = np.diff(stamps)
-    leap = np.array([c[0] for c in st.calls])
-    eps = np.array([c[1] for c in st.calls])
-    visited = out["visited"]
+    init = (start.trees[-1], float(start.sigmas[-1]) if task == "regression" else None)
+    steps = []  # the chain's observer: per iteration, its wall time and the statistics of its two NUTS runs
+    out = rjhmc_chain(post, n_iter=n_it, n_burnin=0, seed=0,
+                      sampler=RJHMCSettings(k_warmup=K_WARMUP, h_init=h, h_final=h), init=init,
+                      observer=steps.append, record_topologies=True)
+    per_iter = np.array([s.seconds for s in steps])
+    leap = np.array([n.n_leapfrog / (K_WARMUP + 1) for s in steps for n in s.nuts])  # per transition (k + 1 draw)
+    eps = np.array([float(n.step_size) for s in steps for n in s.nuts])
+    visited = out.visited
     cell = dict(data=name, method=method, task=task, h=h, alpha=a, beta=b, k_warmup=K_WARMUP, n_rows=int(len(y)),
                 n_features=int(Xs.shape[1]), n_iterations_timed=n_it, ours_s_per_iteration=float(per_iter.mean()),
                 leapfrog_per_transition=float(leap.mean()), step_size_median=float(np.median(eps)),
@@ -349,7 +320,7 @@ def main(argv=None):
                           "schedule without the authors' patch), target acceptance 0.8, max tree depth 10; "
                           "priors of §3.3; each cell starts from a posterior-sized tree.",
                   date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                  machine=f"{platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs",
+                  machine=machine_summary(),
                   quick=bool(args.quick), cells=[], faster_settings=[])
     load0 = os.getloadavg()[0]
     for name, method in cells:

@@ -4,9 +4,9 @@ Runs one short chain per (method, data set) at the issue-15 profiling settings
 (k = 100 NUTS warm-up steps + 1 draw per half-move, h 0.05 -> 0.001, one core) and
 records, for every NUTS run of the chain (two per iteration), its wall time, the
 number of leapfrog steps (= gradient evaluations), the adapted step size, the
-mean acceptance statistic, the final inverse mass matrix and the tree size.
-It also times one gradient evaluation of the compiled density on the chain's
-last tree, to split the time into gradient work and everything else.
+mean acceptance statistic, the final inverse mass matrix and the tree size, all from the
+chain's observer (:class:`tabular_trees.bayes.ChainStep`). The time per leapfrog step is the
+cost of one gradient of the compiled density plus NUTS's own vector work.
 
 Evidence for the cause (``--evidence``, on the collinear data, one posterior-sized tree per
 method): leapfrog steps per transition at h = 0.05, 0.01, 0.001; the same with the
@@ -27,16 +27,12 @@ import json
 import time
 from pathlib import Path
 
-import numba
 import numpy as np
+from bench_bayes import make_collinear
+from harness import RESULTS, minmax_scale
 
-import tabular_trees.bayes.rjhmc as rjhmc_mod
-from tabular_trees.bayes import RJHMCSettings, TreePosterior, TreePrior, rjhmc_chain
-from tabular_trees.bayes.nuts import run_tree_nuts
-from tabular_trees.bayes._posterior_kernels import _log_posterior_ws, _new_workspace
+from tabular_trees.bayes import NUTSSettings, RJHMCSettings, TreePosterior, TreePrior, rjhmc_chain, run_tree_nuts
 from tabular_trees.datasets import load_breast_cancer_original, make_cgm
-
-from bench_bayes import make_collinear  # noqa: E402  (same folder)
 
 PRIOR = TreePrior(alpha=0.95, beta=1.0)  # the topology prior of every profiled posterior
 
@@ -56,55 +52,25 @@ def datasets(names):
     return out
 
 
-@numba.njit
-def _repeat_gradient(theta, grad, h, data, topo, ws, n):
-    for _ in range(n):
-        _log_posterior_ws(theta, grad, True, True, h, data, topo, ws)
-
-
-def gradient_seconds(post, tree, theta, h, n=20000):
-    """Seconds per evaluation of the compiled log-density + gradient as NUTS calls it (from compiled code, with
-    one workspace), i.e. the gradient part of one leapfrog step."""
-    grad = np.zeros_like(theta)
-    data, topo = post._data_record(), post._topology(tree)
-    ws = _new_workspace(data, topo.left.shape[0])
-    _repeat_gradient(theta, grad, h, data, topo, ws, 10)
-    t0 = time.perf_counter()
-    _repeat_gradient(theta, grad, h, data, topo, ws, n)
-    return (time.perf_counter() - t0) / n
+def _nuts_calls(steps):
+    """One row per NUTS run of the observed iterations (two per iteration: current tree, then proposal)."""
+    return [dict(seconds=n.seconds, n_leapfrog=n.n_leapfrog, step_size=float(n.step_size),
+                 accept_stat=float(n.accept_stat), leaves=int(leaves), dim=int(n.inverse_mass.shape[0]),
+                 inv_mass=np.asarray(n.inverse_mass).tolist())
+            for s in steps for n, leaves in zip(s.nuts, (s.current_leaves, s.proposed_leaves))]
 
 
 def profile(name, X, y, task, method, n_iter, k, h0, h1, seed=0):
-    Xs = (X - X.min(0)) / np.where(np.ptp(X, 0) > 0, np.ptp(X, 0), 1.0)
-    post = TreePosterior(Xs, y, task, use_simplex=(method == "hmc-dfi"), prior=PRIOR)
-    calls = []
-    orig = rjhmc_mod.run_tree_nuts
-
-    def timed(posterior, tree, theta0, **kw):
-        t0 = time.perf_counter()
-        res = orig(posterior, tree, theta0, **kw)
-        info = res[3]
-        calls.append(dict(seconds=time.perf_counter() - t0, n_leapfrog=info["n_leapfrog"],
-                          step_size=float(info["step_size"]), accept_stat=float(info["accept_stat"]),
-                          leaves=int(tree.n_leaves), dim=int(theta0.shape[0]),
-                          inv_mass=np.asarray(info["inverse_mass"]).tolist()))
-        return res
-
-    rjhmc_mod.run_tree_nuts = timed
-    try:
-        rjhmc_chain(post, n_iter=2, n_burnin=2, seed=99,
-                    sampler=RJHMCSettings(k_warmup=20, h_init=h0, h_final=h1))  # compile / cache
-        calls.clear()
-        t0 = time.perf_counter()
-        out = rjhmc_chain(post, n_iter=n_iter, n_burnin=n_iter // 2, seed=seed,
-                          sampler=RJHMCSettings(k_warmup=k, h_init=h0, h_final=h1))
-        total = time.perf_counter() - t0
-    finally:
-        rjhmc_mod.run_tree_nuts = orig
-    last = out["trees"][-1] if out["trees"] else None
-    g_s = None
-    if last is not None and last.n_leaves > 1:
-        g_s = gradient_seconds(post, last, post.pack(last, 1.0), h1)
+    post = TreePosterior(minmax_scale(X), y, task, use_simplex=(method == "hmc-dfi"), prior=PRIOR)
+    rjhmc_chain(post, n_iter=2, n_burnin=2, seed=99,
+                sampler=RJHMCSettings(k_warmup=20, h_init=h0, h_final=h1))  # compile / cache
+    steps = []
+    t0 = time.perf_counter()
+    out = rjhmc_chain(post, n_iter=n_iter, n_burnin=n_iter // 2, seed=seed, observer=steps.append,
+                      sampler=RJHMCSettings(k_warmup=k, h_init=h0, h_final=h1))
+    total = time.perf_counter() - t0
+    calls = _nuts_calls(steps)
+    last = out.trees[-1] if out.trees else None
     leap = np.array([c["n_leapfrog"] for c in calls], float)
     per_transition = leap / (k + 1)
     eps = np.array([c["step_size"] for c in calls])
@@ -112,13 +78,13 @@ def profile(name, X, y, task, method, n_iter, k, h0, h1, seed=0):
     secs = np.array([c["seconds"] for c in calls])
     res = dict(data=name, method=method, n_rows=int(X.shape[0]), n_unique_rows=int(post.X.shape[0]),
                n_features=int(X.shape[1]), k_warmup=k, h=(h0, h1), n_iter=n_iter, s_per_iteration=total / n_iter,
-               mean_leaves=float(out["n_leaves"].mean()),
+               mean_leaves=float(out.n_leaves.mean()),
                leapfrog_per_transition_mean=float(per_transition.mean()),
                leapfrog_per_transition_median=float(np.median(per_transition)),
                approx_tree_depth=float(np.log2(per_transition.mean() + 1)),
                step_size_median=float(np.median(eps)), step_size_min=float(eps.min()),
                accept_stat_mean=float(acc.mean()), seconds_in_nuts=float(secs.sum()),
-               seconds_per_leapfrog=float(secs.sum() / leap.sum()), gradient_seconds_last_tree=g_s,
+               seconds_per_leapfrog=float(secs.sum() / leap.sum()),
                last_tree_leaves=None if last is None else int(last.n_leaves))
     return res, calls, post
 
@@ -126,7 +92,7 @@ def profile(name, X, y, task, method, n_iter, k, h0, h1, seed=0):
 def _posterior_sized_tree(post, h0, h1):
     out = rjhmc_chain(post, n_iter=20, n_burnin=10, seed=0,
                       sampler=RJHMCSettings(k_warmup=100, h_init=h0, h_final=h1))
-    return out["trees"][-1]
+    return out.trees[-1]
 
 
 def evidence(h0=0.05):
@@ -136,20 +102,22 @@ def evidence(h0=0.05):
     X_ind = np.column_stack([X[:, 6]] + [rng.random(len(y)) for _ in range(6)])
     rows, fisher = [], []
     for label, XX in (("collinear", X), ("size column + 6 independent uniform columns", X_ind)):
-        Xs = (XX - XX.min(0)) / np.ptp(XX, 0)
+        Xs = minmax_scale(XX)
         for method in ("hmc-df", "hmc-dfi"):
             post = TreePosterior(Xs, y, "classification", use_simplex=method == "hmc-dfi", prior=PRIOR)
             tree = _posterior_sized_tree(post, h0, 0.001)
             theta = post.pack(tree, None)
             steps = {}
             for h in (0.05, 0.01, 0.001):
-                lf = [run_tree_nuts(post, tree, theta, n_warmup=200, n_samples=50, seed=sd, h_init=h)[3]["n_leapfrog"]
-                      / 250 for sd in range(2)]
+                lf = [run_tree_nuts(post, tree, theta, settings=NUTSSettings(n_warmup=200, h_init=h), n_samples=50,
+                                    seed=sd).stats.n_leapfrog / 250 for sd in range(2)]
                 steps[h] = float(np.mean(lf))
             rows.append(dict(data=label, method=method, leaves=int(tree.n_leaves), steps=steps))
             print(rows[-1], flush=True)
             if label == "collinear":
-                s, _, _, info = run_tree_nuts(post, tree, theta, n_warmup=500, n_samples=1000, seed=1, h_init=0.001)
+                long = run_tree_nuts(post, tree, theta, settings=NUTSSettings(n_warmup=500, h_init=0.001),
+                                     n_samples=1000, seed=1)
+                s, info = long.samples, long.stats
                 G = np.array([post.logp_grad(tree, th, 0.001)[1] for th in s[::2]])
                 F = G.T @ G / len(G)
                 C = np.cov(s.T)
@@ -157,7 +125,7 @@ def evidence(h0=0.05):
                 R = C / np.outer(sd, sd)
                 L = np.linalg.cholesky(C)
                 fisher.append(dict(method=method, dim=int(s.shape[1]),
-                                   leapfrog_per_transition=info["n_leapfrog"] / 1500,
+                                   leapfrog_per_transition=info.n_leapfrog / 1500,
                                    corr_condition=float(np.linalg.cond(R)),
                                    sqrt_lmax_diag=float(np.sqrt(np.linalg.eigvalsh(F * np.outer(sd, sd)).max())),
                                    sqrt_lmax_dense=float(np.sqrt(np.linalg.eigvalsh(L.T @ F @ L).max()))))
@@ -168,7 +136,7 @@ def evidence(h0=0.05):
 def frozen_delta(X, y, h0):
     """HMC-DFI's tree with every node's simplex Δ frozen: only τ (and the leaves) move, each node splitting on
     its fixed projection x·Δ (an HMC-DF posterior whose features are those projections)."""
-    Xs = (X - X.min(0)) / np.ptp(X, 0)
+    Xs = minmax_scale(X)
     post = TreePosterior(Xs, y, "classification", use_simplex=True, prior=PRIOR)
     tree = _posterior_sized_tree(post, h0, 0.001)
     inner = np.where(tree.left >= 0)[0]
@@ -181,10 +149,11 @@ def frozen_delta(X, y, h0):
     frozen.feature[inner] = np.arange(len(inner))
     out = []
     for h in (0.01, 0.001):
-        free = [run_tree_nuts(post, tree, post.pack(tree, None), n_warmup=200, n_samples=50, seed=sd,
-                              h_init=h)[3]["n_leapfrog"] / 250 for sd in range(2)]
-        fix = [run_tree_nuts(post_p, frozen, post_p.pack(frozen, None), n_warmup=200, n_samples=50, seed=sd,
-                             h_init=h)[3]["n_leapfrog"] / 250 for sd in range(2)]
+        settings = NUTSSettings(n_warmup=200, h_init=h)
+        free = [run_tree_nuts(post, tree, post.pack(tree, None), settings=settings, n_samples=50,
+                              seed=sd).stats.n_leapfrog / 250 for sd in range(2)]
+        fix = [run_tree_nuts(post_p, frozen, post_p.pack(frozen, None), settings=settings, n_samples=50,
+                             seed=sd).stats.n_leapfrog / 250 for sd in range(2)]
         out.append(dict(h=h, leaves=int(tree.n_leaves), free=float(np.mean(free)), frozen=float(np.mean(fix))))
         print(out[-1], flush=True)
     return out
@@ -196,16 +165,14 @@ def write_markdown(rows, ev, path):
          "one chain from a stump, one core; CGM regression, the other two classification.", "",
          "| data | method | s / iteration | share in NUTS | leapfrog steps per transition (mean) | "
          "≈ NUTS tree depth | step size (median) | mean accept stat | µs per leapfrog step | "
-         "µs per gradient (last tree) | mean leaves |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+         "mean leaves |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         s = r["summary"]
         tot = s["s_per_iteration"] * s["n_iter"]
-        g = s["gradient_seconds_last_tree"]
         L.append(f"| {s['data']} | {s['method']} | {s['s_per_iteration']:.3f} | "
                  f"{100 * s['seconds_in_nuts'] / tot:.1f} % | {s['leapfrog_per_transition_mean']:.1f} | "
                  f"{s['approx_tree_depth']:.1f} | {s['step_size_median']:.4f} | {s['accept_stat_mean']:.2f} | "
-                 f"{1e6 * s['seconds_per_leapfrog']:.1f} | {'–' if g is None else f'{1e6 * g:.1f}'} | "
-                 f"{s['mean_leaves']:.2f} |")
+                 f"{1e6 * s['seconds_per_leapfrog']:.1f} | {s['mean_leaves']:.2f} |")
     if ev is not None:
         steps, fisher, frozen = ev
         L += ["", "## Evidence for the cause (collinear data, one posterior-sized tree per method)", "",
@@ -237,7 +204,7 @@ def main():
     ap.add_argument("--methods", default="hmc-df,hmc-dfi")
     ap.add_argument("--json", default=None)
     ap.add_argument("--evidence", action="store_true")
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "bayes_profile.md"))
+    ap.add_argument("--out", default=str(RESULTS / "bayes_profile.md"))
     a = ap.parse_args()
     rows = []
     for name, (X, y, task) in datasets(a.datasets.split(",")).items():

@@ -59,11 +59,9 @@ from pathlib import Path
 
 import numpy as np
 
+from harness import RECORDED, RESULTS  # .json/.npz the book reads; human-readable .md tables
 from tabular_trees import bayes
 from tabular_trees.datasets import load_rjhmc_real, make_cgm
-
-RESULTS = Path(__file__).resolve().parent / "results"  # human-readable .md tables
-RECORDED = Path(__file__).resolve().parents[1] / "tabular_trees" / "_recorded"  # .json/.npz the book reads
 
 PROTOCOLS = {
     "paper": dict(n_chains=10, n_iter=1000, n_burnin=500, real_burnin=200, k_warmup=500, cgm_iter=5000,
@@ -145,7 +143,9 @@ def summarise(rows):
             for k in keys}
 
 
-def fit(method, dataset, task, data, proto, n_jobs, seed):
+def fit(method, dataset, task, data, proto, n_jobs, seed, observer=None):
+    """Fit one method on one dataset as the protocol says; ``observer`` (chains in this process only) receives
+    every chain's :class:`~tabular_trees.bayes.ChainStep`."""
     h0, h1, a, b = TABLE4[method][dataset]
     prune_start = proto.get("prune_start", "paper")  # the protocol carries the sampler variants it was run with
     n_burnin = proto["n_burnin"] if task == "regression" else proto.get("real_burnin", proto["n_burnin"])
@@ -175,7 +175,7 @@ def fit(method, dataset, task, data, proto, n_jobs, seed):
         settings["split_index_update"] = proto["split_index_update"]
     t0 = time.perf_counter()
     try:
-        est.fit(data[0], data[1])
+        est.fit(data[0], data[1], observer=observer)
     except Exception as exc:  # record a failed run instead of losing the others
         return {"error": f"{type(exc).__name__}: {exc}", "seconds": time.perf_counter() - t0, "settings": settings}
     seconds = time.perf_counter() - t0
@@ -345,7 +345,8 @@ def _merge_runs(runs):
             "settings": runs[0]["settings"]}
 
 
-def main(argv=None):
+def main(argv=None, observer=None):
+    """Run the protocol (``argv`` as on the command line); ``observer`` is passed to every fit (``--n-jobs 1``)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--protocol", choices=("paper", "long", "medium"), default="paper")
     ap.add_argument("--quick", action="store_true", help="smoke run (overrides --protocol)")
@@ -403,7 +404,7 @@ def main(argv=None):
            f"n_jobs={args.n_jobs}", "table1": {}, "table2": {}}
     Xtr, ytr, Xte, yte = make_cgm(random_state=args.seed)
     for m in ([] if args.skip_table1 else methods):
-        res["table1"][m] = fit(m, "cgm", "regression", (Xtr, ytr, Xte, yte), proto, args.n_jobs, seed)
+        res["table1"][m] = fit(m, "cgm", "regression", (Xtr, ytr, Xte, yte), proto, args.n_jobs, seed, observer)
         if "error" in res["table1"][m]:
             print(f"Table 1 {m}: {res['table1'][m]['error']}", flush=True)
             continue
@@ -415,7 +416,7 @@ def main(argv=None):
     for d, data in real_datasets(names).items():
         res["table2"][d] = {}
         for m in methods:
-            res["table2"][d][m] = fit(m, d, "classification", data, proto, args.n_jobs, seed)
+            res["table2"][d][m] = fit(m, d, "classification", data, proto, args.n_jobs, seed, observer)
             if "error" in res["table2"][d][m]:
                 print(f"Table 2 {d} {m}: {res['table2'][d][m]['error']}", flush=True)
                 continue

@@ -18,31 +18,21 @@ Writes ``benchmarks/results/table1_cost.md``.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import os
-import platform
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-RECORDED = HERE.parent / "tabular_trees" / "_recorded"
+from harness import RECORDED, RESULTS, load_script, machine_summary
+
 TARGET_HOURS = 2.0  # issue 15: Table 1 at the full paper protocol in at most 2 CPU-hours
-
-
-def _reproduce_module():
-    spec = importlib.util.spec_from_file_location("reproduce_rjhmc", HERE / "reproduce_rjhmc.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def measure(chains: str) -> dict:
     """Run chains ``A:B`` of both HMC methods at the paper protocol on one core; return reproduce_rjhmc's result."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "table1_chains"
-        _reproduce_module().main(["--protocol", "paper", "--datasets", "", "--methods", "hmc-df,hmc-dfi",
+        load_script("reproduce_rjhmc").main(["--protocol", "paper", "--datasets", "", "--methods", "hmc-df,hmc-dfi",
                                   "--chains", chains, "--n-jobs", "1", "--output", str(out)])
         return json.loads(out.with_suffix(".json").read_text())
 
@@ -69,8 +59,8 @@ def summarise(res: dict, source: str) -> str:
                f"missed by {total / (TARGET_HOURS * 3600):.2f}×")
     lines = [
         "# Table 1 at the full paper protocol: measured cost", "",
-        f"Measured {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} on {platform.machine()}, "
-        f"{os.cpu_count()} logical CPUs, one process on one core ({source}). Protocol: the paper's "
+        f"Measured {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} on {machine_summary()}, "
+        f"one process on one core ({source}). Protocol: the paper's "
         f"(k = {res['protocol']['k_warmup']}, {res['protocol']['n_iter']} iterations, "
         f"{res['protocol']['n_burnin']} burn-in, the paper's chain seeds).", "",
         "| method | chains run | seconds | seconds per chain | seconds per iteration | mean leaves after burn-in "
@@ -87,7 +77,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chains", default="0:1", metavar="A:B", help="which of the protocol's chains to run")
     ap.add_argument("--from-json", default=None, help="summarise this reproduce_rjhmc.py result instead of running")
-    ap.add_argument("--out", default=str(HERE / "results" / "table1_cost.md"))
+    ap.add_argument("--out", default=str(RESULTS / "table1_cost.md"))
     args = ap.parse_args(argv)
     if args.from_json:
         res = json.loads(Path(args.from_json).read_text())

@@ -3,9 +3,10 @@
 A chain of ``reproduce_rjhmc.py`` writes its results only when it ends, and a chain that grows large trees may not
 end within the time a machine is lent for. ``run`` executes exactly the chain ``reproduce_rjhmc.py`` would (same
 protocol, seeds and settings) and writes, as it goes, one line per iteration: the number of leaves of the chain's
-current tree when that iteration's move is drawn, and the seconds since start. So the file's line ``i`` (from 0) is
-the tree size after iteration ``i - 1``: the same numbers as the ``n_leaves`` trace, shifted by one, for as many
-iterations as the chain reached. ``collect`` joins those files, and the full results of chains that finished, into
+current tree when that iteration's move is drawn, and the seconds since start when the iteration ended (the chain's
+observer, :class:`tabular_trees.bayes.ChainStep`, reports both). So the file's line ``i`` (from 0) is the tree size
+after iteration ``i - 1``: the same numbers as the ``n_leaves`` trace, shifted by one, for as many iterations as the
+chain completed. ``collect`` joins those files, and the full results of chains that finished, into
 one recorded run.
 
 Usage::
@@ -20,45 +21,28 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import time
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-
-
-def _reproduce_module():
-    spec = importlib.util.spec_from_file_location("reproduce_rjhmc", HERE / "reproduce_rjhmc.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from harness import load_script
 
 
 def run(outdir: Path, method: str, chain: int, protocol: str, prune_start: str, extra=()) -> None:
-    import tabular_trees.bayes.rjhmc as rjhmc
-
     outdir.mkdir(parents=True, exist_ok=True)
-    log = open(outdir / f"leaves_{method}_{chain}.txt", "w", buffering=1)
-    propose, start = rjhmc._propose_move, time.perf_counter()
+    start = time.perf_counter()
+    with open(outdir / f"leaves_{method}_{chain}.txt", "w", buffering=1) as log:
+        def observe(step):
+            # the tree the iteration's move was proposed from, i.e. the chain's tree after the previous iteration
+            log.write(f"{step.current_leaves} {time.perf_counter() - start:.2f}\n")
 
-    def traced(posterior, tree, *args, **kwargs):
-        # the tree the move is proposed from: the current tree after this iteration's first NUTS run (same topology)
-        log.write(f"{tree.n_leaves} {time.perf_counter() - start:.2f}\n")
-        return propose(posterior, tree, *args, **kwargs)
-
-    protocol_args = ["--quick"] if protocol == "quick" else ["--protocol", protocol]
-    rjhmc._propose_move = traced
-    try:
-        _reproduce_module().main(protocol_args + ["--datasets", "", "--methods", method, "--n-jobs", "1",
-                                                  "--prune-start", prune_start, "--chains", f"{chain}:{chain + 1}",
-                                                  "--output", str(outdir / f"{protocol}_{method}_{chain}"),
-                                                  *extra])
-    finally:
-        rjhmc._propose_move = propose
-        log.close()
+        protocol_args = ["--quick"] if protocol == "quick" else ["--protocol", protocol]
+        load_script("reproduce_rjhmc").main(
+            protocol_args + ["--datasets", "", "--methods", method, "--n-jobs", "1", "--prune-start", prune_start,
+                             "--chains", f"{chain}:{chain + 1}", "--output", str(outdir / f"{protocol}_{method}_{chain}"),
+                             *extra], observer=observe)
 
 
 def collect(outdir: Path, protocol: str, prune_start: str, machine: str, output: Path, extra=()) -> None:
@@ -81,7 +65,7 @@ def collect(outdir: Path, protocol: str, prune_start: str, machine: str, output:
                 rows.append({"chain": chain, "complete": False, "n_leaves": lines[1:, 0].astype(int).tolist(),
                              "seconds": float(lines[-1, 1])})
         chains[method] = rows
-    proto = _reproduce_module().PROTOCOLS[protocol]
+    proto = load_script("reproduce_rjhmc").PROTOCOLS[protocol]
     proto = dict(proto, prune_start=prune_start)
     if "--numpyro-step-size" in extra:
         proto["step_size_search"] = False

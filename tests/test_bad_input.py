@@ -268,7 +268,8 @@ def _specs():
         **{"n_iter": 4, "n_burnin": 2, "sampler": short, "random_state": 0, **h}
     ).fit(d["X"], d["y"]).predict(d["X_test"])
     B["BayesianTreeRegressor"].bad_hyper = [("method", "mcmc"), ("n_iter", 0), ("n_burnin", -1), ("prior", 0.45),
-                                            ("sampler", {"k_warmup": 20})]
+                                            ("sampler", {"k_warmup": 20}), ("sampler", bayes.CGMSettings()),
+                                            ("standardize_y", "yes"), ("progress", 1)]
     B["BayesianTreeClassifier"] = _fit_predict(bayes.BayesianTreeClassifier, "predict_proba", "y_cls")
     B["BayesianTreeClassifier"].call = lambda d, h: bayes.BayesianTreeClassifier(
         **{"n_iter": 4, "n_burnin": 2, "sampler": short, "random_state": 0, **h}
@@ -310,9 +311,19 @@ def _specs():
         fn = getattr(bayes, name, None)
         B[name] = Spec(lambda d, h, fn=fn: fn(d["x"]), {"x": RNG.normal(size=(4, 50))}, {"x": "anyshape"})
     B["run_tree_nuts"] = Spec(
-        lambda d, h: bayes.run_tree_nuts(post, t1, d["theta0"], **{"n_warmup": 10, "n_samples": 2, "seed": 0, **h})[0],
+        lambda d, h: bayes.run_tree_nuts(post, t1, d["theta0"], **{"settings": bayes.NUTSSettings(n_warmup=10),
+                                                                   "n_samples": 2, "seed": 0, **h}).samples,
         {"theta0": post.pack(t1, sigma=1.0)}, {"theta0": "vec"},
-        bad_hyper=[("n_warmup", -1), ("seed", 2**70), ("h_init", 0.0)])
+        bad_hyper=[("n_samples", 0), ("seed", 2**70), ("settings", short)])
+    B["NUTSSettings"] = Spec(lambda d, h: np.array(bayes.NUTSSettings(**h).n_warmup, dtype=float),
+                             bad_hyper=[("n_warmup", -1), ("h_init", 0.0), ("h_final", np.nan), ("max_tree_depth", 0),
+                                        ("target_accept", 1.5), ("step_size", 0.0), ("split_index_update", "x")])
+    B["CGMSettings"] = Spec(lambda d, h: np.array(bayes.CGMSettings(**h).move_probs),
+                            bad_hyper=[("move_probs", (1, 0, 0, 0)), ("move_probs", "abcd"), ("move_probs", (0.5, 0.5))])
+    B["CGMPosterior"] = Spec(
+        lambda d, h: np.array(bayes.CGMPosterior(d["X"], d["y"], **{"task": "regression", **h}).log_posterior(
+            bayes.SoftTree(2))),
+        {"X": Xb, "y": yb}, {"X": "X", "y": "y_reg"}, bad_hyper=[("task", "Regression"), ("prior", 0.45)])
     B["sample_gaussian"] = Spec(
         lambda d, h: bayes.sample_gaussian(d["mean"], d["cov"], **{"n_warmup": 10, "n_samples": 5, "seed": 0, **h})[0],
         {"mean": np.zeros(2), "cov": np.eye(2)}, {"mean": "vec", "cov": "mat"},
@@ -324,16 +335,17 @@ def _specs():
                                   bad_hyper=[("n_warmup", -1)])
     B["rjhmc_chain"] = Spec(
         lambda d, h: bayes.rjhmc_chain(post, **{"n_iter": 2, "n_burnin": 1, "seed": 0, "sampler": short,
-                                                **h})["n_leaves"].astype(float),
-        bad_hyper=[("n_iter", 0), ("sampler", (10, 0.05)), ("seed", -1)])
+                                                **h}).n_leaves.astype(float),
+        bad_hyper=[("n_iter", 0), ("sampler", (10, 0.05)), ("seed", -1), ("observer", 3)])
     B["propose_move"] = Spec(
         lambda d, h: np.array(bayes.propose_move(post, bayes.SoftTree(2), **{
             "move": "grow", "probs": (0.5, 0.25, 0.25), "rng": np.random.default_rng(0), **h})[1]),
         bad_hyper=[("move", "jump"), ("rng", 0), ("probs", (1.0, 1.0, 1.0))])
     B["cgm_chain"] = Spec(
-        lambda d, h: bayes.cgm_chain(d["X"], d["y"], **{"task": "regression", "n_iter": 10, "n_burnin": 5,
-                                                        "seed": 0, **h})["n_leaves"].astype(float),
-        {"X": Xb, "y": yb}, {"X": "X", "y": "y_reg"}, bad_hyper=[("task", "Regression"), ("prior", 0.45)])
+        lambda d, h: bayes.cgm_chain(bayes.CGMPosterior(d["X"], d["y"], "regression"),
+                                     **{"n_iter": 10, "n_burnin": 5, "seed": 0, **h}).n_leaves.astype(float),
+        {"X": Xb, "y": yb}, {"X": "X", "y": "y_reg"},
+        bad_hyper=[("n_iter", 0), ("seed", -1), ("sampler", short), ("observer", 3)])
     B["cgm_log_marginal"] = Spec(
         lambda d, h: bayes.cgm_log_marginal(bayes.SoftTree(2), d["X"], d["y"], "regression",
                                             h.get("hyper", (3.0, 1.0, 1 / 3, 0.5))),
@@ -352,6 +364,10 @@ def _specs():
 # names that are records rather than functions of user input
 EXEMPT = {
     "tree.Split": "a namedtuple returned by best_split (a result record, not a function of user input)",
+    "bayes.ChainResult": "the record rjhmc_chain and cgm_chain return (a result, not a function of user input)",
+    "bayes.ChainStep": "the record a chain passes to its observer (a result, not a function of user input)",
+    "bayes.NUTSResult": "the record run_tree_nuts returns (a result, not a function of user input)",
+    "bayes.NUTSStats": "the statistics record of a NUTS run (a result, not a function of user input)",
 }
 
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import check_estimator
 
-from tabular_trees.bayes import BayesianTreeClassifier, BayesianTreeRegressor, RJHMCSettings, TreePrior
+from tabular_trees.bayes import (BayesianTreeClassifier, BayesianTreeRegressor, CGMPosterior, CGMPrior, CGMSettings,
+                                 RJHMCSettings, TreePrior, cgm_chain)
 from tabular_trees.datasets import make_cgm
 
 FAST = dict(n_iter=4, n_burnin=2, sampler=RJHMCSettings(k_warmup=20, h_init=0.1, h_final=0.1))
@@ -14,7 +15,8 @@ SHORT = {k: RJHMCSettings(k_warmup=k, h_init=0.05, h_final=0.05) for k in (20, 3
 @pytest.mark.parametrize("Est", [BayesianTreeRegressor, BayesianTreeClassifier])
 @pytest.mark.parametrize("method", ["hmc-df", "cgm"])
 def test_check_estimator(Est, method):
-    check_estimator(Est(method=method, random_state=0, **FAST))
+    kw = FAST if method != "cgm" else dict(FAST, sampler=None)  # an RJHMCSettings does not belong to CGM
+    check_estimator(Est(method=method, random_state=0, **kw))
 
 
 def test_fixed_signature_defaults():
@@ -26,7 +28,7 @@ def test_fixed_signature_defaults():
 @pytest.mark.parametrize("method", ["hmc-df", "hmc-dfi", "cgm"])
 def test_same_seed_identical_and_traces(method):
     Xtr, ytr, Xte, _ = make_cgm(n_train=120, n_test=30, random_state=1)
-    kw = dict(method=method, n_iter=6, n_burnin=3, sampler=SHORT[30], random_state=3)
+    kw = dict(method=method, n_iter=6, n_burnin=3, sampler=SHORT[30] if method != "cgm" else None, random_state=3)
     a = BayesianTreeRegressor(**kw).fit(Xtr, ytr)
     b = BayesianTreeRegressor(**kw).fit(Xtr, ytr)
     np.testing.assert_array_equal(a.predict(Xte), b.predict(Xte))
@@ -64,6 +66,49 @@ def test_cgm_method_fits_cgm_data():
     Xtr, ytr, Xte, yte = make_cgm(random_state=0)
     reg = BayesianTreeRegressor(method="cgm", n_iter=1500, n_burnin=750, random_state=0).fit(Xtr, ytr)
     assert np.mean((reg.predict(Xte) - yte) ** 2) < 0.1
+
+
+def test_cgm_method_honours_a_cgm_sampler():
+    """method="cgm" runs its chains with the CGMSettings passed (the same chain as cgm_chain with them), and
+    sampler=None means CGMSettings()."""
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2))
+    y = np.where(X[:, 0] > 0.5, 1.0, 0.0) + 0.1 * rng.normal(size=40)
+    settings = CGMSettings(move_probs=(0.4, 0.4, 0.1, 0.1))
+    kw = dict(method="cgm", n_iter=60, n_burnin=30, random_state=np.random.SeedSequence(3), standardize_y=False)
+    honoured = BayesianTreeRegressor(sampler=settings, **kw).fit(X, y)
+    default = BayesianTreeRegressor(**kw).fit(X, y)
+    assert not np.array_equal(honoured.moves_, default.moves_)
+    np.testing.assert_array_equal(default.moves_, BayesianTreeRegressor(sampler=CGMSettings(), **kw).fit(X, y).moves_)
+    post = CGMPosterior((X - X.min(0)) / np.ptp(X, 0), y, "regression", prior=CGMPrior(alpha=0.45, beta=2.5))
+    direct = cgm_chain(post, n_iter=60, n_burnin=30, seed=np.random.default_rng(np.random.SeedSequence(3).spawn(1)[0]),
+                       sampler=settings)
+    np.testing.assert_array_equal(honoured.n_leaves_[0], direct.n_leaves)
+    np.testing.assert_array_equal(honoured.moves_[0], direct.move)
+
+
+@pytest.mark.parametrize("method, sampler, match", [
+    ("cgm", RJHMCSettings(k_warmup=10), "RJHMCSettings, which does not belong to method='cgm'"),
+    ("hmc-df", CGMSettings(), "CGMSettings, which does not belong to method='hmc-df'"),
+    ("hmc-dfi", CGMSettings(), "CGMSettings, which does not belong to method='hmc-dfi'"),
+])
+def test_a_sampler_of_the_other_method_is_refused(method, sampler, match):
+    X = np.random.default_rng(0).random((10, 2))
+    for Est, y in ((BayesianTreeRegressor, np.arange(10.0)), (BayesianTreeClassifier, np.arange(10) % 2)):
+        with pytest.raises(TypeError, match=match):
+            Est(method=method, n_iter=4, n_burnin=2, sampler=sampler).fit(X, y)
+
+
+def test_fit_observer_sees_every_iteration_of_every_chain():
+    X = np.random.default_rng(0).random((20, 2))
+    steps = []
+    reg = BayesianTreeRegressor(random_state=0, n_chains=2, **FAST).fit(X, X[:, 0], observer=steps.append)
+    assert [s.iteration for s in steps] == list(range(4)) * 2
+    assert [s.accepted for s in steps] == reg.accepted_.ravel().tolist()
+    with pytest.raises(ValueError, match="n_jobs=1"):
+        BayesianTreeRegressor(random_state=0, n_chains=2, n_jobs=2, **FAST).fit(X, X[:, 0], observer=print)
+    with pytest.raises(TypeError, match="observer"):
+        BayesianTreeRegressor(random_state=0, **FAST).fit(X, X[:, 0], observer=3)
 
 
 def test_progress_bar_runs():
@@ -107,7 +152,7 @@ def test_bad_parameters(make, match):
 
 
 @pytest.mark.parametrize("kw, match", [(dict(prior=dict(alpha=0.5)), "prior must be a TreePrior"),
-                                       (dict(sampler=(500, 0.01)), "sampler must be an RJHMCSettings"),
+                                       (dict(sampler=(500, 0.01)), "sampler must be a RJHMCSettings or CGMSettings"),
                                        (dict(prior=RJHMCSettings()), "prior must be a TreePrior")])
 def test_records_of_the_wrong_type_are_refused(kw, match):
     X = np.random.default_rng(0).random((10, 2))
@@ -227,7 +272,7 @@ def test_per_sample_predictions_average_to_predict(method):
     kw = dict(method=method, n_iter=6, n_burnin=3, sampler=SHORT[20], random_state=0,
               n_chains=2)
     if method == "cgm":
-        kw.update(n_iter=60, n_burnin=30)
+        kw.update(n_iter=60, n_burnin=30, sampler=None)
     reg = BayesianTreeRegressor(**kw).fit(Xtr, ytr)
     S = reg.sample_predictions(Xte)
     assert S.shape == (len(reg.trees_), 20)

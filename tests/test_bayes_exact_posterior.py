@@ -130,7 +130,7 @@ def monte_carlo_size_probabilities(x, y, n_draws, rng):
 def chain_sizes(use_simplex, n_iter, seed):
     X, y = tiny_problem()
     post = TreePosterior(X, y, "regression", use_simplex=use_simplex, prior=PRIOR)
-    return bayes.rjhmc_chain(post, n_iter=n_iter, n_burnin=0, seed=seed, sampler=SETTINGS)["n_leaves"]
+    return bayes.rjhmc_chain(post, n_iter=n_iter, n_burnin=0, seed=seed, sampler=SETTINGS).n_leaves
 
 
 def exact_test_pvalue(sizes):

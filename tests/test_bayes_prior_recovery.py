@@ -119,7 +119,7 @@ def rjhmc_prior_chain(use_simplex, n_iter, seed, split_index_update="gibbs"):
     settings = bayes.RJHMCSettings(k_warmup=0, h_init=0.05, h_final=0.05, sampling_probs=(0.55, 0.45, 0.0),
                                    split_index_update=split_index_update)
     out = bayes.rjhmc_chain(post, n_iter=n_iter, n_burnin=0, seed=seed, sampler=settings)
-    return out["n_leaves"], tree_depths(out["trees"]), out["trees"]
+    return out.n_leaves, tree_depths(out.trees), out.trees
 
 
 def test_exact_prior_distributions_match_simulation():
@@ -198,9 +198,9 @@ def simulate_cgm_prior(X, alpha, beta, n_trees, rng):
 def cgm_prior_chain(n_iter, seed):
     rng = np.random.default_rng(2)
     X = rng.integers(0, 6, size=(30, 2)).astype(float)  # few distinct values: availability matters
-    out = bayes.cgm_chain(X, rng.normal(size=30), "regression", n_iter=n_iter, n_burnin=0, seed=seed,
-                          prior=bayes.CGMPrior(alpha=ALPHA, beta=BETA), likelihood=False)
-    return X, out["n_leaves"], tree_depths(out["trees"])
+    post = bayes.CGMPosterior(X, rng.normal(size=30), "regression", prior=bayes.CGMPrior(alpha=ALPHA, beta=BETA))
+    out = bayes.cgm_chain(post.without_likelihood(), n_iter=n_iter, n_burnin=0, seed=seed)
+    return X, out.n_leaves, tree_depths(out.trees)
 
 
 def test_cgm_recovers_its_tree_prior():

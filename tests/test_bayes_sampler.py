@@ -8,8 +8,9 @@ from scipy import integrate
 from scipy.special import betaln
 from scipy.stats import invgamma, norm
 
-from tabular_trees.bayes import CGMPrior, RJHMCSettings, SoftTree, TreePosterior, TreePrior, cgm_chain, \
-    log_tree_prior, predict_hard_tree, rjhmc_chain, run_tree_nuts, softness_schedule
+from tabular_trees.bayes import CGMPosterior, CGMPrior, CGMSettings, ChainResult, ChainStep, NUTSResult, \
+    NUTSSettings, RJHMCSettings, SoftTree, TreePosterior, TreePrior, cgm_chain, log_tree_prior, predict_hard_tree, \
+    rjhmc_chain, run_tree_nuts, softness_schedule
 from tabular_trees.bayes.cgm import _cgm_log_marginal
 from tabular_trees.bayes.nuts import _adaptation_schedule, _sample_gaussian
 from tabular_trees.bayes.rjhmc import _propose_move
@@ -34,7 +35,7 @@ def test_nuts_recovers_gaussian_moments(cov):
     assert np.all(np.abs(var / np.diag(cov) - 1) < 4 * np.sqrt(2 / n_eff))
     corr = np.corrcoef(s.T)[0, 1]
     assert corr == pytest.approx(cov[0, 1] / (sd[0] * sd[1]), abs=0.05)
-    assert info["divergences"] == 0
+    assert info.divergences == 0
 
 
 def test_nuts_same_seed_same_chain():
@@ -58,7 +59,8 @@ def test_fixed_topology_nuts_matches_long_random_walk():
     tree = SoftTree(1).grow(0, 0, 0.5, None, 0.0)
     h = 0.1
     theta0 = post.pack(tree, 0.5)
-    s, _, _, info = run_tree_nuts(post, tree, theta0, n_warmup=500, n_samples=3000, seed=5, h_init=h)
+    s = run_tree_nuts(post, tree, theta0, settings=NUTSSettings(n_warmup=500, h_init=h), n_samples=3000,
+                      seed=5).samples
     # long random-walk Metropolis on the same unconstrained density
     rng = np.random.default_rng(0)
     cur = s[0].copy()
@@ -84,7 +86,8 @@ def test_hmc_df_gibbs_finds_the_informative_feature():
     y = np.where(X[:, 2] > 0.5, 2.0, 0.0) + 0.2 * rng.normal(size=80)
     post = TreePosterior(X, y, "regression", use_simplex=False)
     tree = SoftTree(3).grow(0, 0, 0.5, None, 0.0)
-    _, feats, _, _ = run_tree_nuts(post, tree, post.pack(tree, 1.0), n_warmup=150, n_samples=20, seed=2, h_init=0.05)
+    feats = run_tree_nuts(post, tree, post.pack(tree, 1.0), settings=NUTSSettings(n_warmup=150, h_init=0.05),
+                          n_samples=20, seed=2).features
     assert np.all(feats[:, 0] == 2)
 
 
@@ -129,11 +132,11 @@ def test_rjhmc_same_seed_same_chain_and_finds_split(use_simplex):
     kw = dict(n_iter=8, n_burnin=4, sampler=RJHMCSettings(k_warmup=40, h_init=0.05, h_final=0.02))
     a = rjhmc_chain(post, seed=7, **kw)
     b = rjhmc_chain(post, seed=7, **kw)
-    np.testing.assert_array_equal(a["n_leaves"], b["n_leaves"])
-    np.testing.assert_array_equal(a["log_posterior"], b["log_posterior"])
-    for ta, tb in zip(a["trees"], b["trees"]):
+    np.testing.assert_array_equal(a.n_leaves, b.n_leaves)
+    np.testing.assert_array_equal(a.log_posterior, b.log_posterior)
+    for ta, tb in zip(a.trees, b.trees):
         assert ta.same_as(tb)
-    assert a["n_leaves"][-1] >= 2
+    assert a.n_leaves[-1] >= 2
 
 
 def test_rjhmc_classification_runs():
@@ -143,7 +146,7 @@ def test_rjhmc_classification_runs():
     post = TreePosterior(X, y, "classification", True, n_classes=3, prior=TreePrior(alpha=0.9, beta=1.0))
     out = rjhmc_chain(post, n_iter=6, n_burnin=3, seed=0,
                       sampler=RJHMCSettings(k_warmup=30, h_init=0.05, h_final=0.05))
-    for P in out["leaf_probs"]:
+    for P in out.leaf_probs:
         np.testing.assert_allclose(P.sum(1), 1.0)
 
 
@@ -168,11 +171,12 @@ def test_cgm_classification_marginal_is_beta_function():
 
 def test_cgm_chain_finds_the_step_and_is_reproducible():
     X, y = _small_regression(n=80)
-    a = cgm_chain(X, y, "regression", n_iter=400, n_burnin=200, seed=0, prior=CGMPrior(alpha=0.45, beta=2.5))
-    b = cgm_chain(X, y, "regression", n_iter=400, n_burnin=200, seed=0, prior=CGMPrior(alpha=0.45, beta=2.5))
-    np.testing.assert_array_equal(a["n_leaves"], b["n_leaves"])
-    assert np.median(a["n_leaves"][200:]) >= 2
-    t = a["trees"][-1]
+    post = CGMPosterior(X, y, "regression", prior=CGMPrior(alpha=0.45, beta=2.5))
+    a = cgm_chain(post, n_iter=400, n_burnin=200, seed=0)
+    b = cgm_chain(post, n_iter=400, n_burnin=200, seed=0, sampler=CGMSettings())
+    np.testing.assert_array_equal(a.n_leaves, b.n_leaves)
+    assert np.median(a.n_leaves[200:]) >= 2
+    t = a.trees[-1]
     assert np.any(np.abs(t.threshold[t.internal_nodes()] - 0.4) < 0.1)
 
 
@@ -180,14 +184,17 @@ def test_sampler_bad_inputs():
     X, y = _small_regression()
     post = TreePosterior(X, y, "regression", False)
     tree = SoftTree(1)
+    short = NUTSSettings(n_warmup=10)
     with pytest.raises(ValueError, match="h_init"):
-        run_tree_nuts(post, tree, post.pack(tree, 1.0), n_warmup=10, h_init=0.0)
+        NUTSSettings(n_warmup=10, h_init=0.0)
     with pytest.raises(ValueError, match="n_warmup"):
-        run_tree_nuts(post, tree, post.pack(tree, 1.0), n_warmup=-1)
+        NUTSSettings(n_warmup=-1)
+    with pytest.raises(TypeError, match="settings must be a NUTSSettings"):
+        run_tree_nuts(post, tree, post.pack(tree, 1.0), settings=RJHMCSettings())
     with pytest.raises(ValueError, match="theta0"):
-        run_tree_nuts(post, tree, np.zeros(5), n_warmup=10)
+        run_tree_nuts(post, tree, np.zeros(5), settings=short)
     with pytest.raises(ValueError, match="NaN|infinity"):
-        run_tree_nuts(post, tree, np.array([np.nan, 0.0]), n_warmup=10)
+        run_tree_nuts(post, tree, np.array([np.nan, 0.0]), settings=short)
     with pytest.raises(ValueError, match="n_iter"):
         rjhmc_chain(post, n_iter=-1, n_burnin=0, seed=0)
     with pytest.raises(ValueError, match="sampling_probs"):
@@ -225,7 +232,7 @@ def test_bad_trees_and_vectors_are_refused_before_the_kernels():
     bad = tree.copy()
     bad.feature[0] = 99  # a tree edited by hand
     for call in (lambda: predict_hard_tree(bad, np.zeros((2, 3))), lambda: post.logp_grad(bad, theta, 0.1),
-                 lambda: run_tree_nuts(post, bad, theta, n_warmup=5),
+                 lambda: run_tree_nuts(post, bad, theta, settings=NUTSSettings(n_warmup=5)),
                  lambda: rjhmc_chain(post, n_iter=2, n_burnin=1, seed=0, sampler=RJHMCSettings(k_warmup=2),
                                      init=(bad, 1.0))):
         with pytest.raises(ValueError, match="feature 99"):
@@ -245,26 +252,33 @@ def test_bad_trees_and_vectors_are_refused_before_the_kernels():
 
 
 @pytest.mark.parametrize("call, err, match", [
-    (lambda X, y: cgm_chain(X, y, "regression", n_iter=5, n_burnin=1, seed=0, prior=CGMPrior(alpha=2)),
-     ValueError, "alpha"),
-    (lambda X, y: cgm_chain(X, y, "regression", n_iter=5, n_burnin=1, seed=0, prior=TreePrior()),
-     TypeError, "prior must be a CGMPrior"),
+    (lambda X, y: CGMPosterior(X, y, "regression", prior=CGMPrior(alpha=2)), ValueError, "alpha"),
+    (lambda X, y: CGMPosterior(X, y, "regression", prior=TreePrior()), TypeError, "prior must be a CGMPrior"),
+    (lambda X, y: cgm_chain((X, y, "regression"), n_iter=5, n_burnin=1, seed=0), TypeError, "CGMPosterior"),
+    (lambda X, y: cgm_chain(CGMPosterior(X, y, "regression"), n_iter=5, n_burnin=1, seed=0, sampler=RJHMCSettings()),
+     TypeError, "sampler must be a CGMSettings"),
+    (lambda X, y: cgm_chain(CGMPosterior(X, y, "regression"), n_iter=5, n_burnin=1, seed=0, observer=1),
+     TypeError, "observer"),
+    (lambda X, y: CGMPosterior(X, -1 - (y > 0).astype(int), "classification"), ValueError, "y has class codes"),
     (lambda X, y: CGMPrior(nu=0.0), ValueError, "nu"),
     (lambda X, y: CGMPrior(mubar=np.nan), ValueError, "mubar"),
     (lambda X, y: RJHMCSettings(max_tree_depth=2.5), TypeError, "max_tree_depth"),
     (lambda X, y: RJHMCSettings(target_accept=1.0), ValueError, "target_accept"),
     (lambda X, y: TreePrior(mu_loc="0"), TypeError, "mu_loc"),
-    (lambda X, y: cgm_chain(X[:, 0], y, "regression", n_iter=5, n_burnin=1, seed=0), ValueError, "2-D"),
-    (lambda X, y: cgm_chain(X, y, "Regression", n_iter=5, n_burnin=1, seed=0), ValueError, "task"),
-    (lambda X, y: cgm_chain(np.where(X > 0.5, np.nan, X), y, "regression", n_iter=5, n_burnin=1, seed=0),
-     ValueError, "NaN"),
-    (lambda X, y: cgm_chain(X, y, "regression", n_iter=5, n_burnin=1, seed=0, move_probs=(1, 0, 0, 0)),
-     ValueError, "move_probs"),
+    (lambda X, y: CGMPosterior(X[:, 0], y, "regression"), ValueError, "2-D"),
+    (lambda X, y: CGMPosterior(X, y, "Regression"), ValueError, "task"),
+    (lambda X, y: CGMPosterior(np.where(X > 0.5, np.nan, X), y, "regression"), ValueError, "NaN"),
+    (lambda X, y: CGMSettings(move_probs=(1, 0, 0, 0)), ValueError, "move_probs"),
+    (lambda X, y: NUTSSettings(max_tree_depth=0), ValueError, "max_tree_depth"),
+    (lambda X, y: NUTSSettings(h_final=np.nan), ValueError, "h_final"),
     (lambda X, y: SoftTree(0), ValueError, "n_features"),
     (lambda X, y: SoftTree(2.5), TypeError, "n_features"),
     (lambda X, y: SoftTree(2).prune(5), ValueError, "node"),
-    (lambda X, y: run_tree_nuts(_post(), SoftTree(3), np.zeros(2), n_warmup=2, seed=2**70), ValueError, "seed"),
-    (lambda X, y: run_tree_nuts("post", SoftTree(3), np.zeros(2), n_warmup=2), TypeError, "posterior"),
+    (lambda X, y: run_tree_nuts(_post(), SoftTree(3), np.zeros(2), settings=NUTSSettings(n_warmup=2), seed=2**70),
+     ValueError, "seed"),
+    (lambda X, y: run_tree_nuts("post", SoftTree(3), np.zeros(2), settings=NUTSSettings(n_warmup=2)), TypeError,
+     "posterior"),
+    (lambda X, y: rjhmc_chain(_post(), n_iter=2, n_burnin=1, seed=0, observer="print"), TypeError, "observer"),
     (lambda X, y: _propose_move(_post(), SoftTree(3), "grow", (0.5, 0.25, 0.25), 0), TypeError, "rng"),
     (lambda X, y: rjhmc_chain(_post(), n_iter=2, n_burnin=1, seed=-1), ValueError, "seed"),
     (lambda X, y: RJHMCSettings(prune_start="x"), ValueError, "prune_start"),
@@ -321,18 +335,63 @@ def test_prune_start_reference_changes_only_prune_proposals():
 
 
 def test_chain_results_are_typed_records():
-    from tabular_trees.bayes.rjhmc import ChainResult
-
     rng = np.random.default_rng(0)
     X, y = rng.random((30, 2)), rng.normal(size=30)
     post = TreePosterior(X, y, "regression", use_simplex=False)
     for out in (rjhmc_chain(post, n_iter=3, n_burnin=1, seed=0, sampler=RJHMCSettings(k_warmup=5)),
-                cgm_chain(X, y, "regression", n_iter=20, n_burnin=10, seed=0)):
+                cgm_chain(CGMPosterior(X, y, "regression"), n_iter=20, n_burnin=10, seed=0)):
         assert isinstance(out, ChainResult)
-        assert out["n_leaves"] is out.n_leaves and len(out.trees) == out.sigmas.shape[0]
-        assert out.log_alpha.shape == out.n_leaves.shape
+        assert len(out.trees) == out.sigmas.shape[0] and out.log_alpha.shape == out.n_leaves.shape
+        with pytest.warns(DeprecationWarning, match="out.n_leaves|result.n_leaves"):
+            assert out["n_leaves"] is out.n_leaves  # key access still works, with a warning
         with pytest.raises(KeyError, match="nleaves"):
             out["nleaves"]
+
+
+@pytest.mark.parametrize("kind", ["rjhmc", "cgm"])
+def test_observer_sees_every_iteration_and_changes_nothing(kind):
+    """The observer gets one ChainStep per iteration that agrees with the returned traces; observing a chain
+    does not change it (same seed, same chain)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.random((30, 2)), rng.normal(size=30)
+    if kind == "rjhmc":
+        post, kw = TreePosterior(X, y, "regression", use_simplex=False), dict(sampler=RJHMCSettings(k_warmup=10))
+    else:
+        post, kw = CGMPosterior(X, y, "regression"), {}
+    steps = []
+    seen = (rjhmc_chain if kind == "rjhmc" else cgm_chain)(post, n_iter=6, n_burnin=2, seed=3, observer=steps.append,
+                                                          **kw)
+    plain = (rjhmc_chain if kind == "rjhmc" else cgm_chain)(post, n_iter=6, n_burnin=2, seed=3, **kw)
+    np.testing.assert_array_equal(seen.log_posterior, plain.log_posterior)
+    assert all(isinstance(s, ChainStep) for s in steps) and [s.iteration for s in steps] == list(range(6))
+    assert [s.burn_in for s in steps] == [True, True, False, False, False, False]
+    assert [s.accepted for s in steps] == seen.accepted.tolist()
+    after = [s.proposed_leaves if s.accepted else s.current_leaves for s in steps]
+    assert after == seen.n_leaves.tolist()
+    assert [s.current_leaves for s in steps[1:]] == seen.n_leaves[:-1].tolist()
+    np.testing.assert_array_equal([s.log_alpha for s in steps], seen.log_alpha)
+    assert all(s.seconds >= 0 for s in steps)
+    if kind == "rjhmc":
+        assert all(len(s.nuts) == 2 and all(n.n_leapfrog > 0 and n.step_size > 0 and n.seconds >= 0 for n in s.nuts)
+                   for s in steps)
+        assert [sum(n.divergences for n in s.nuts) for s in steps] == seen.divergences.tolist()
+    else:
+        assert all(s.nuts == () for s in steps)
+
+
+def test_run_tree_nuts_returns_named_records_read_from_one_settings_record():
+    X, y = _small_regression()
+    post = TreePosterior(X, y, "regression", use_simplex=False)
+    tree = SoftTree(1).grow(0, 0, 0.5, None, 0.0)
+    chain_settings = RJHMCSettings(k_warmup=40, h_init=0.05, h_final=0.02, max_tree_depth=6, step_size=0.5)
+    nuts = chain_settings.nuts(use_simplex=False)
+    assert (nuts.n_warmup, nuts.h_init, nuts.h_final, nuts.max_tree_depth, nuts.step_size) == (40, 0.05, 0.02, 6, 0.5)
+    assert RJHMCSettings().nuts(use_simplex=True).h_init == 0.01  # Table 4's default for HMC-DFI
+    res = run_tree_nuts(post, tree, post.pack(tree, 0.5), settings=nuts, n_samples=3, seed=1)
+    assert isinstance(res, NUTSResult) and res.samples.shape == (3, 4) and res.features.shape == (3, 3)
+    assert res.log_densities.shape == (3,) and res.stats.h == 0.02 and res.stats.inverse_mass.shape == (4,)
+    with pytest.raises(TypeError):
+        run_tree_nuts(post, tree, post.pack(tree, 0.5), settings=nuts, n_warmup=10)  # one route per setting
 
 
 def test_numpyro_step_size_start_samples_the_same_posterior():
@@ -341,11 +400,12 @@ def test_numpyro_step_size_start_samples_the_same_posterior():
     post = TreePosterior(X, y, "regression", use_simplex=False)
     tree = SoftTree(1).grow(0, 0, 0.5, None, 0.0)
     theta0 = post.pack(tree, 0.5)
-    runs = {search: run_tree_nuts(post, tree, theta0, n_warmup=500, n_samples=3000, seed=5, h_init=0.1,
-                                  sampler=RJHMCSettings(step_size_search=search)) for search in (True, False)}
-    (s_stan, *_), (s_numpyro, *_, info) = runs[True], runs[False]
+    runs = {search: run_tree_nuts(post, tree, theta0, settings=NUTSSettings(n_warmup=500, h_init=0.1,
+                                                                          step_size_search=search),
+                                  n_samples=3000, seed=5) for search in (True, False)}
+    s_stan, s_numpyro, info = runs[True].samples, runs[False].samples, runs[False].stats
     assert not np.array_equal(s_stan, s_numpyro)  # the option is not a no-op
-    assert 0 < info["step_size"] < 1  # adapted down from NumPyro's start at 1
+    assert 0 < info.step_size < 1  # adapted down from NumPyro's start at 1
     # Same posterior moments: the means agree to 0.15 posterior sds (each mean's Monte Carlo error is below 0.05 sd
     # with an ESS of several hundred) and the sds to 15 %.
     sd = s_stan.std(0)
@@ -353,8 +413,8 @@ def test_numpyro_step_size_start_samples_the_same_posterior():
     np.testing.assert_allclose(s_numpyro.std(0), sd, rtol=0.15)
     with pytest.raises(TypeError, match="step_size_search"):
         RJHMCSettings(step_size_search="no")
-    with pytest.raises(TypeError, match="sampler"):
-        run_tree_nuts(post, tree, theta0, n_warmup=5, sampler={"step_size_search": False})
+    with pytest.raises(TypeError, match="settings"):
+        run_tree_nuts(post, tree, theta0, settings={"step_size_search": False})
 
 
 @pytest.mark.parametrize("update", ["gibbs", "random_walk"])
@@ -368,8 +428,8 @@ def test_split_index_updates_sample_twin_features_equally(update):
     y = np.where(x > 0.5, 2.0, 0.0) + 0.2 * rng.normal(size=80)
     post = TreePosterior(X, y, "regression", use_simplex=False)
     tree = SoftTree(3).grow(0, 2, 0.5, None, 0.0)
-    _, feats, _, _ = run_tree_nuts(post, tree, post.pack(tree, 1.0), n_warmup=300, n_samples=4000, seed=3,
-                                   h_init=0.05, sampler=RJHMCSettings(split_index_update=update))
+    feats = run_tree_nuts(post, tree, post.pack(tree, 1.0), n_samples=4000, seed=3,
+                          settings=NUTSSettings(n_warmup=300, h_init=0.05, split_index_update=update)).features
     share = np.bincount(feats[:, 0], minlength=3) / feats.shape[0]
     assert share[2] < 0.02
     # each kernel proposes the twin at least once in three steps and always accepts it, so draws of the split index
@@ -383,8 +443,9 @@ def test_split_index_update_option_changes_the_path_and_is_validated():
     X = np.column_stack([X, np.random.default_rng(1).random(X.shape[0])])
     post = TreePosterior(X, y, "regression", use_simplex=False)
     tree = SoftTree(2).grow(0, 0, 0.5, None, 0.0)
-    runs = [run_tree_nuts(post, tree, post.pack(tree, 0.5), n_warmup=50, n_samples=200, seed=2, h_init=0.1,
-                          sampler=RJHMCSettings(split_index_update=u))[0] for u in ("gibbs", "random_walk")]
+    runs = [run_tree_nuts(post, tree, post.pack(tree, 0.5), n_samples=200, seed=2,
+                          settings=NUTSSettings(n_warmup=50, h_init=0.1, split_index_update=u)).samples
+            for u in ("gibbs", "random_walk")]
     assert not np.array_equal(runs[0], runs[1])  # a different kernel (and random stream): a different path
     with pytest.raises(ValueError, match="split_index_update"):
         RJHMCSettings(split_index_update="uniform")
@@ -401,11 +462,12 @@ def test_fixed_step_size_without_warmup_samples_the_posterior():
     post = TreePosterior(X, y, "regression", use_simplex=False)
     tree = SoftTree(1)
     theta0 = post.pack(tree, 0.5)
-    fixed = run_tree_nuts(post, tree, theta0, n_warmup=0, n_samples=4000, seed=4, sampler=RJHMCSettings(step_size=0.05))
-    adapted = run_tree_nuts(post, tree, theta0, n_warmup=500, n_samples=4000, seed=4)
-    assert fixed[3]["step_size"] == 0.05 and fixed[3]["divergences"] == 0
-    np.testing.assert_array_equal(fixed[3]["inverse_mass"], np.ones(theta0.shape[0]))
+    fixed = run_tree_nuts(post, tree, theta0, settings=NUTSSettings(n_warmup=0, step_size=0.05), n_samples=4000,
+                          seed=4)
+    adapted = run_tree_nuts(post, tree, theta0, settings=NUTSSettings(n_warmup=500), n_samples=4000, seed=4)
+    assert fixed.stats.step_size == 0.05 and fixed.stats.divergences == 0
+    np.testing.assert_array_equal(fixed.stats.inverse_mass, np.ones(theta0.shape[0]))
     # means within 0.15 posterior sds (Monte Carlo error of each mean < 0.05 sd at ESS > 400), sds within 15 %
-    sd = adapted[0].std(0)
-    np.testing.assert_array_less(np.abs(fixed[0].mean(0) - adapted[0].mean(0)), 0.15 * sd)
-    np.testing.assert_allclose(fixed[0].std(0), sd, rtol=0.15)
+    sd = adapted.samples.std(0)
+    np.testing.assert_array_less(np.abs(fixed.samples.mean(0) - adapted.samples.mean(0)), 0.15 * sd)
+    np.testing.assert_allclose(fixed.samples.std(0), sd, rtol=0.15)

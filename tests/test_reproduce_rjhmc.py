@@ -3,22 +3,23 @@
 The recorded paper-protocol results of chapter 10 are assembled this way, so the merge must be exact.
 """
 
-import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "reproduce_rjhmc.py"
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+if str(BENCHMARKS) not in sys.path:  # the scripts import their shared helpers (harness.py) from that folder
+    sys.path.insert(0, str(BENCHMARKS))
+
+from harness import load_script  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def reproduce():
-    spec = importlib.util.spec_from_file_location("reproduce_rjhmc", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("reproduce_rjhmc")
 
 
 def _entries(res):
@@ -76,9 +77,7 @@ def test_cgm_on_the_real_data_runs_the_protocols_real_data_length(reproduce):
 
 def test_leaf_trace_script_logs_the_chains_n_leaves_and_collects_partial_chains(tmp_path):
     """trace_rjhmc_leaves.py: line i of the log is the tree size after iteration i - 1 of the very same chain."""
-    spec = importlib.util.spec_from_file_location("trace_rjhmc_leaves", SCRIPT.parent / "trace_rjhmc_leaves.py")
-    trace = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(trace)
+    trace = load_script("trace_rjhmc_leaves")
     trace.main(["run", str(tmp_path), "--method", "hmc-df", "--chain", "1", "--protocol", "quick"])
     logged = np.loadtxt(tmp_path / "leaves_hmc-df_1.txt", ndmin=2)
     full = np.load(tmp_path / "quick_hmc-df_1_traces.npz")["table1/cgm/hmc-df/n_leaves"][0]

@@ -2,7 +2,8 @@
 
 They group what would otherwise be long argument lists: :class:`TreePrior` for
 :class:`TreePosterior` and the estimators, :class:`RJHMCSettings` for
-:func:`rjhmc_chain` and the estimators, :class:`CGMPrior` for :func:`cgm_chain`.
+:func:`rjhmc_chain` and the estimators (and, derived from it, :class:`NUTSSettings` for
+:func:`run_tree_nuts`), :class:`CGMPrior` and :class:`CGMSettings` for :func:`cgm_chain`.
 Each is a frozen dataclass that checks its fields when it is made, so a bad value
 fails at once with an error naming the field.
 """
@@ -15,7 +16,7 @@ import numpy as np
 
 from .._validation import check_int, check_option, check_real
 
-__all__ = ["TreePrior", "RJHMCSettings", "CGMPrior"]
+__all__ = ["TreePrior", "RJHMCSettings", "NUTSSettings", "CGMPrior", "CGMSettings"]
 
 # Table 4 of Cochrane et al. (CGM data): h_init -> h_final per method
 _DEFAULT_H = {"hmc-df": (0.001, 0.001), "hmc-dfi": (0.01, 0.001)}
@@ -148,28 +149,121 @@ class RJHMCSettings:
         _set(self, "k_warmup", check_int(self.k_warmup, "k_warmup", min_val=0, max_val=10**6))
         for name in ("h_init", "h_final"):
             if getattr(self, name) is not None:
-                _set(self, name, check_real(getattr(self, name), name, min_val=0.0, include_boundaries="neither"))
+                _set(self, name, _check_h(getattr(self, name), name))
         _set(self, "warmup_probs", _check_probs(self.warmup_probs, "warmup_probs"))
         _set(self, "sampling_probs", _check_probs(self.sampling_probs, "sampling_probs"))
-        _set(self, "max_tree_depth", check_int(self.max_tree_depth, "max_tree_depth", min_val=1, max_val=30))
-        _set(self, "target_accept", check_real(self.target_accept, "target_accept", min_val=0.0, max_val=1.0,
-                                               include_boundaries="neither"))
+        _check_nuts_fields(self)
         if not isinstance(self.prune_start, str):
             raise TypeError(f"prune_start must be 'paper' or 'reference', got {self.prune_start!r}.")
         check_option(self.prune_start, "prune_start", {"paper", "reference"})
-        if not isinstance(self.step_size_search, (bool, np.bool_)):
-            raise TypeError(f"step_size_search must be True or False, got {self.step_size_search!r}.")
-        _set(self, "step_size_search", bool(self.step_size_search))
-        if not isinstance(self.split_index_update, str):
-            raise TypeError(f"split_index_update must be 'gibbs' or 'random_walk', got {self.split_index_update!r}.")
-        check_option(self.split_index_update, "split_index_update", {"gibbs", "random_walk"})
-        _set(self, "step_size", check_real(self.step_size, "step_size", min_val=0.0, max_val=1e6,
-                                           include_boundaries="right"))
 
     def softness(self, use_simplex):
         """``(h_init, h_final)`` for HMC-DFI (``use_simplex=True``) or HMC-DF, defaults filled in."""
         h0, h1 = _DEFAULT_H["hmc-dfi" if use_simplex else "hmc-df"]
         return (h0 if self.h_init is None else self.h_init, h1 if self.h_final is None else self.h_final)
+
+    def nuts(self, use_simplex):
+        """The settings of every NUTS run of the chain (:class:`NUTSSettings`), for HMC-DFI or HMC-DF.
+
+        ``n_warmup`` is ``k_warmup`` and ``h_init``, ``h_final`` are :meth:`softness`'s; the other
+        NUTS fields are copied.
+
+        Examples
+        --------
+        >>> RJHMCSettings(k_warmup=100).nuts(use_simplex=True).h_init
+        0.01
+        """
+        h_init, h_final = self.softness(use_simplex)
+        return NUTSSettings(n_warmup=self.k_warmup, h_init=h_init, h_final=h_final,
+                            **{name: getattr(self, name) for name in _NUTS_FIELDS})
+
+
+# the fields NUTSSettings shares with RJHMCSettings (validated by _check_nuts_fields for both)
+_NUTS_FIELDS = ("max_tree_depth", "target_accept", "step_size", "step_size_search", "split_index_update")
+
+
+def _check_h(value, name):
+    return check_real(value, name, min_val=0.0, include_boundaries="neither")
+
+
+def _check_nuts_fields(record):
+    """Validate (and normalise) the NUTS fields of an ``RJHMCSettings`` or ``NUTSSettings``."""
+    _set(record, "max_tree_depth", check_int(record.max_tree_depth, "max_tree_depth", min_val=1, max_val=30))
+    _set(record, "target_accept", check_real(record.target_accept, "target_accept", min_val=0.0, max_val=1.0,
+                                             include_boundaries="neither"))
+    if not isinstance(record.step_size_search, (bool, np.bool_)):
+        raise TypeError(f"step_size_search must be True or False, got {record.step_size_search!r}.")
+    _set(record, "step_size_search", bool(record.step_size_search))
+    if not isinstance(record.split_index_update, str):
+        raise TypeError(f"split_index_update must be 'gibbs' or 'random_walk', got {record.split_index_update!r}.")
+    check_option(record.split_index_update, "split_index_update", {"gibbs", "random_walk"})
+    _set(record, "step_size", check_real(record.step_size, "step_size", min_val=0.0, max_val=1e6,
+                                         include_boundaries="right"))
+
+
+@dataclasses.dataclass(frozen=True)
+class NUTSSettings:
+    """Settings of one NUTS run (:func:`run_tree_nuts`); a chain derives them with :meth:`RJHMCSettings.nuts`.
+
+    Parameters
+    ----------
+    n_warmup : int, default=500
+        Adaptation steps (step size, diagonal mass matrix, softness ramp) before the draws.
+    h_init, h_final : float or None, default=0.01, None
+        Split softness at the start and end of warm-up (Eq. 20); ``h_final=None`` means ``h_init``.
+    max_tree_depth, target_accept, step_size, step_size_search, split_index_update
+        As in :class:`RJHMCSettings`. With ``n_warmup=0`` nothing is adapted and every transition
+        uses ``step_size`` and a unit mass matrix.
+
+    Examples
+    --------
+    >>> NUTSSettings(n_warmup=100, h_init=0.05).h_final
+    0.05
+    >>> NUTSSettings(h_init=0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: h_init == 0.0, must be > 0.0.
+    """
+
+    n_warmup: int = 500
+    h_init: float = 0.01
+    h_final: float | None = None
+    max_tree_depth: int = 10
+    target_accept: float = 0.8
+    step_size: float = 1.0
+    step_size_search: bool = True
+    split_index_update: str = "gibbs"
+
+    def __post_init__(self):
+        _set(self, "n_warmup", check_int(self.n_warmup, "n_warmup", min_val=0, max_val=10**6))
+        _set(self, "h_init", _check_h(self.h_init, "h_init"))
+        _set(self, "h_final", self.h_init if self.h_final is None else _check_h(self.h_final, "h_final"))
+        _check_nuts_fields(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class CGMSettings:
+    """Settings of the CGM Metropolis–Hastings sampler (:func:`cgm_chain`).
+
+    Parameters
+    ----------
+    move_probs : sequence of 4 floats, default=(0.25, 0.25, 0.4, 0.1)
+        Probabilities of the moves ``[grow, prune, change, swap]`` (grow and prune positive).
+
+    Examples
+    --------
+    >>> CGMSettings().move_probs
+    (0.25, 0.25, 0.4, 0.1)
+    >>> CGMSettings(move_probs=(1, 0, 0, 0))
+    Traceback (most recent call last):
+    ...
+    ValueError: move_probs must be 4 non-negative probabilities [grow, prune, change, swap] with grow, prune > 0, got (1, 0, 0, 0).
+    """
+
+    move_probs: tuple = (0.25, 0.25, 0.4, 0.1)
+
+    def __post_init__(self):
+        _set(self, "move_probs", _check_probs(self.move_probs, "move_probs", 4, "[grow, prune, change, swap]"))
 
 
 @dataclasses.dataclass(frozen=True)

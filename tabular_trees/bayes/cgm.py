@@ -17,17 +17,24 @@ each move; impossible or invalid proposals are rejected.
 from __future__ import annotations
 
 import math
+import time
+from collections import namedtuple
 
 import numpy as np
 from scipy.special import gammaln
 
 from .._validation import as_1d_target, as_float_matrix, as_regression_target, check_int, check_option
+from ._chain import ChainResult, ChainStep, _check_observer
 from ._codes import MOVE_CHANGE, MOVE_CODE, MOVE_GROW, MOVE_NAMES, MOVE_PRUNE, MOVE_SWAP
-from ._settings import CGMPrior, _check_probs
-from .rjhmc import ChainResult
+from ._settings import CGMPrior, CGMSettings
+from .posterior import _class_count
+from .rjhmc import _check_seed
 from .soft_tree import SoftTree
 
-__all__ = ["cgm_chain"]
+__all__ = ["CGMPosterior", "cgm_chain"]
+
+_CGMState = namedtuple("_CGMState", "tree rows log_posterior")
+_CGMState.__doc__ = """A CGM chain's state: the hard tree, the rows reaching each of its nodes and its log-posterior."""
 
 _CGM_MOVES = tuple(MOVE_NAMES[c] for c in (MOVE_GROW, MOVE_PRUNE, MOVE_CHANGE, MOVE_SWAP))  # as move_probs orders them
 
@@ -152,84 +159,186 @@ def _leaf_summary(tree, X, y, task, hyper):
     return t, probs
 
 
-def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, prior=None, move_probs=(0.25, 0.25, 0.4, 0.1),
-              callback=None, likelihood=True):
-    """One CGM Metropolis–Hastings chain; returns its samples and traces as a ``ChainResult`` like :func:`rjhmc_chain`.
+class CGMPosterior:
+    """Data and prior of the Chipman–George–McCulloch Bayesian CART model, validated once (:func:`cgm_chain`).
 
     Parameters
     ----------
-    X : ndarray (n, p), y : ndarray (n,)
-        Inputs (any scale; the estimators pass min–max scaled inputs) and targets
-        (floats, or class codes 0..M−1).
+    X : ndarray of shape (n, p)
+        Inputs (any scale; the estimators pass min–max scaled inputs).
+    y : ndarray of shape (n,)
+        Real targets (``task="regression"``) or class codes 0..M−1.
     task : {"regression", "classification"}
-    n_iter, n_burnin : int
-    seed : int or Generator
+    n_classes : int, optional
+        Number of classes M (default: ``y.max() + 1``).
     prior : CGMPrior or None, default=None
         Tree prior α(1+d)^−β and the leaf priors (regression: ν, λ, a, μ̄, defaults ν = 3,
         λ = var(y), a = 1/3, μ̄ = mean(y); classification: the Dirichlet concentration);
         ``None`` means ``CGMPrior()``.
-    move_probs : 4 floats
-        Grow, prune, change, swap.
-    callback : callable, optional
-        Called with the iteration number after every iteration.
-    likelihood : bool, default=True
-        ``False`` replaces the marginal likelihood by 1, so the chain samples the CGM tree
-        prior on these inputs (the split-probability α(1+d)^−β where a node has an
-        available split, uniform split rules); used to test the moves' Hastings ratios.
+
+    Attributes
+    ----------
+    hyper : tuple
+        ``(nu, lam, a, mubar)`` for regression, ``(n_classes, class_alpha)`` for classification.
+    likelihood : bool
+        ``False`` for a posterior made by :meth:`without_likelihood`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0); X = rng.random((30, 2)); y = rng.normal(size=30)
+    >>> post = CGMPosterior(X, y, "regression")
+    >>> post.hyper[0], post.likelihood, post.without_likelihood().likelihood
+    (3.0, True, False)
+    """
+
+    def __init__(self, X, y, task, n_classes=None, prior=None):
+        check_option(task, "task", {"regression", "classification"})
+        X = as_float_matrix(X, "X")
+        if prior is None:
+            prior = CGMPrior()
+        if not isinstance(prior, CGMPrior):
+            raise TypeError(f"prior must be a CGMPrior or None, got {type(prior).__name__}.")
+        if task == "regression":
+            y = as_regression_target(y, X.shape[0])
+            lam = float(np.var(y)) if prior.lam is None else prior.lam
+            if not lam > 0:
+                raise ValueError("y is constant, so lam = var(y) = 0; pass a positive CGMPrior(lam=...) or a "
+                                 "varying y.")
+            mubar = float(np.mean(y)) if prior.mubar is None else prior.mubar
+            hyper = (prior.nu, lam, prior.a, mubar)
+        else:
+            y = as_1d_target(y, X.shape[0])
+            if y.dtype.kind not in "iu":
+                raise ValueError("y must be integer class codes 0..M-1 for classification; encode labels with "
+                                 "numpy.unique(y, return_inverse=True).")
+            hyper = (_class_count(y, n_classes), prior.class_alpha)
+            y = np.ascontiguousarray(y, dtype=np.int64)
+        self.X, self.y, self.task, self.prior, self.hyper = X, y, task, prior, hyper
+        self.likelihood = True
+
+    def without_likelihood(self):
+        """A copy whose likelihood is identically 1, so a chain on it samples the CGM tree prior on these inputs.
+
+        The split probability α(1+d)^−β where a node has an available split and the uniform split
+        rules remain; used to test the moves' Hastings ratios.
+
+        Examples
+        --------
+        >>> post = CGMPosterior(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), "regression")
+        >>> post.without_likelihood().log_marginal(SoftTree(1))
+        0.0
+        """
+        other = CGMPosterior.__new__(CGMPosterior)
+        other.__dict__.update(self.__dict__)
+        other.likelihood = False
+        return other
+
+    def log_marginal(self, tree, rows=None):
+        """Log marginal likelihood p(Y | X, T) (0 without likelihood); ``rows`` as ``_node_rows`` gives them."""
+        if not self.likelihood:
+            return 0.0
+        return _cgm_log_marginal(tree, self.X, self.y, self.task, self.hyper, rows)
+
+    def log_posterior(self, tree, rows=None):
+        """Log marginal likelihood plus the CGM tree prior log p(T) (−inf if a split rule is invalid).
+
+        Examples
+        --------
+        >>> post = CGMPosterior(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), "regression")
+        >>> bool(np.isfinite(post.log_posterior(SoftTree(1))))
+        True
+        """
+        rows = _node_rows(tree, self.X) if rows is None else rows
+        return self.log_marginal(tree, rows) + _cgm_log_prior(tree, self.X, self.prior.alpha, self.prior.beta, rows)
+
+
+def _propose(tree, rows, X, move, p, rng):
+    """One CGM proposal from ``tree``: ``(new tree or None if the move is impossible, log q ratio)``."""
+    new, log_q = None, 0.0
+    if move == "grow":
+        leaves = [k for k in tree.leaves() if _available(X, rows[k])]
+        if leaves:
+            k = int(rng.choice(leaves))
+            avail = _available(X, rows[k])
+            v = int(rng.choice(sorted(avail)))
+            c = float(rng.choice(avail[v]))
+            new = tree.grow(k, v, c, None, 0.0)
+            log_q = (math.log(p[1] / new.prunable_nodes().shape[0]) - math.log(p[0] / len(leaves))
+                     - _log_rule_prob(avail, v, c))
+    elif move == "prune":
+        cand = tree.prunable_nodes()
+        if cand.shape[0]:
+            node = int(rng.choice(cand))
+            avail = _available(X, rows[node])
+            rule = _log_rule_prob(avail, int(tree.feature[node]), tree.threshold[node])
+            new, _ = tree.prune(node)
+            new_rows = _node_rows(new, X)
+            n_grow = sum(1 for k in new.leaves() if _available(X, new_rows[k]))
+            log_q = math.log(p[0] / n_grow) + rule - math.log(p[1] / cand.shape[0])
+    elif move == "change":
+        inner = tree.internal_nodes()
+        if inner.shape[0]:
+            node = int(rng.choice(inner))
+            avail = _available(X, rows[node])
+            v = int(rng.choice(sorted(avail)))
+            c = float(rng.choice(avail[v]))
+            new = tree.copy()
+            old_rule = _log_rule_prob(avail, int(tree.feature[node]), tree.threshold[node])
+            new.feature[node], new.threshold[node] = v, c
+            log_q = old_rule - _log_rule_prob(avail, v, c)
+    else:  # swap
+        pairs = [(n, c) for n in tree.internal_nodes() for c in (tree.left[n], tree.right[n]) if tree.left[c] >= 0]
+        if pairs:
+            par, ch = pairs[int(rng.integers(len(pairs)))]
+            new = tree.copy()
+            l, r = tree.left[par], tree.right[par]
+            both = (tree.left[l] >= 0 and tree.left[r] >= 0 and tree.feature[l] == tree.feature[r]
+                    and tree.threshold[l] == tree.threshold[r])
+            kids = (l, r) if both else (ch,)
+            for kid in kids:
+                new.feature[kid], new.threshold[kid] = tree.feature[par], tree.threshold[par]
+            new.feature[par], new.threshold[par] = tree.feature[ch], tree.threshold[ch]
+    return new, log_q
+
+
+def cgm_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=None):
+    """One CGM Metropolis–Hastings chain; returns its samples and traces as a ``ChainResult`` like :func:`rjhmc_chain`.
+
+    Parameters
+    ----------
+    posterior : CGMPosterior
+        Data and prior (``CGMPosterior(X, y, task, n_classes, prior)``; its
+        :meth:`~CGMPosterior.without_likelihood` samples the tree prior).
+    n_iter, n_burnin : int
+    seed : int or Generator
+    sampler : CGMSettings or None, default=None
+        The move probabilities (grow, prune, change, swap); ``None`` means ``CGMSettings()``.
+    observer : callable, optional
+        Called after every iteration with a :class:`ChainStep` (``nuts`` is empty).
 
     Examples
     --------
     >>> rng = np.random.default_rng(0); X = rng.random((60, 1)); y = 2.0 * (X[:, 0] > 0.5) + 0.1 * rng.normal(size=60)
-    >>> out = cgm_chain(X, y, "regression", n_iter=200, n_burnin=100, seed=0)
-    >>> int(np.median(out["n_leaves"][100:])) >= 2
+    >>> out = cgm_chain(CGMPosterior(X, y, "regression"), n_iter=200, n_burnin=100, seed=0)
+    >>> int(np.median(out.n_leaves[100:])) >= 2
     True
     """
-    check_option(task, "task", {"regression", "classification"})
-    X = as_float_matrix(X, "X")
+    if not isinstance(posterior, CGMPosterior):
+        raise TypeError(f"posterior must be a CGMPosterior (CGMPosterior(X, y, task)), got {type(posterior).__name__}.")
     n_iter = check_int(n_iter, "n_iter", min_val=1, max_val=10**7)
     n_burnin = check_int(n_burnin, "n_burnin", min_val=0, max_val=n_iter)
-    if not isinstance(seed, np.random.Generator):
-        seed = check_int(seed, "seed", min_val=0)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    if prior is None:
-        prior = CGMPrior()
-    if not isinstance(prior, CGMPrior):
-        raise TypeError(f"prior must be a CGMPrior or None, got {type(prior).__name__}.")
-    alpha, beta = prior.alpha, prior.beta
-    if not isinstance(likelihood, (bool, np.bool_)):
-        raise TypeError(f"likelihood must be True or False, got {likelihood!r}.")
-    if callback is not None and not callable(callback):
-        raise TypeError(f"callback must be callable or None, got {callback!r}.")
-    p = np.asarray(_check_probs(move_probs, "move_probs", 4, "[grow, prune, change, swap]"))
-    if task == "regression":
-        y = as_regression_target(y, X.shape[0])
-        lam = float(np.var(y)) if prior.lam is None else prior.lam
-        if not lam > 0:
-            raise ValueError("y is constant, so lam = var(y) = 0; pass a positive CGMPrior(lam=...) or a varying y.")
-        mubar = float(np.mean(y)) if prior.mubar is None else prior.mubar
-        hyper = (prior.nu, lam, prior.a, mubar)
-    else:
-        y = as_1d_target(y, X.shape[0])
-        if y.dtype.kind not in "iu":
-            raise ValueError("y must be integer class codes 0..M-1 for classification; encode labels with "
-                             "numpy.unique(y, return_inverse=True).")
-        M = int(y.max()) + 1 if n_classes is None else check_int(n_classes, "n_classes", min_val=2)
-        if y.min() < 0 or y.max() >= M:
-            bound = f"0..{M - 1} (n_classes={M})" if n_classes is not None else "0, 1, 2, ... (non-negative)"
-            raise ValueError(
-                f"y has class codes from {int(y.min())} to {int(y.max())}, but classification needs integer "
-                f"codes in {bound}; encode the labels with classes, y = numpy.unique(y, return_inverse=True) first."
-            )
-        y = np.ascontiguousarray(y, dtype=np.int64)
-        hyper = (M, prior.class_alpha)
-    if likelihood:
-        marginal = _cgm_log_marginal
-    else:
-        def marginal(*args):
-            return 0.0
+    rng = _check_seed(seed)
+    if sampler is None:
+        sampler = CGMSettings()
+    if not isinstance(sampler, CGMSettings):
+        raise TypeError(f"sampler must be a CGMSettings or None, got {type(sampler).__name__}; "
+                        "e.g. sampler=CGMSettings(move_probs=(0.25, 0.25, 0.4, 0.1)).")
+    observer = _check_observer(observer)
+    p = np.asarray(sampler.move_probs)
+    X = posterior.X
     tree = SoftTree(X.shape[1])
     rows = _node_rows(tree, X)
-    lpost = marginal(tree, X, y, task, hyper, rows) + _cgm_log_prior(tree, X, alpha, beta, rows)
+    state = _CGMState(tree, rows, posterior.log_posterior(tree, rows))
     tr_leaves = np.zeros(n_iter, dtype=np.int64)
     tr_lp = np.zeros(n_iter)
     tr_move = np.zeros(n_iter, dtype=np.int64)
@@ -237,71 +346,32 @@ def cgm_chain(X, y, task, n_classes=None, *, n_iter, n_burnin, seed, prior=None,
     tr_la = np.full(n_iter, np.nan)
     trees, leaf_probs = [], []
     for it in range(n_iter):
+        t_start = time.perf_counter()
         move = _CGM_MOVES[int(rng.choice(4, p=p))]
-        new, log_q = None, 0.0
-        if move == "grow":
-            leaves = [k for k in tree.leaves() if _available(X, rows[k])]
-            if leaves:
-                k = int(rng.choice(leaves))
-                avail = _available(X, rows[k])
-                v = int(rng.choice(sorted(avail)))
-                c = float(rng.choice(avail[v]))
-                new = tree.grow(k, v, c, None, 0.0)
-                log_q = (math.log(p[1] / new.prunable_nodes().shape[0]) - math.log(p[0] / len(leaves))
-                         - _log_rule_prob(avail, v, c))
-        elif move == "prune":
-            cand = tree.prunable_nodes()
-            if cand.shape[0]:
-                node = int(rng.choice(cand))
-                avail = _available(X, rows[node])
-                rule = _log_rule_prob(avail, int(tree.feature[node]), tree.threshold[node])
-                new, _ = tree.prune(node)
-                new_rows = _node_rows(new, X)
-                n_grow = sum(1 for k in new.leaves() if _available(X, new_rows[k]))
-                log_q = math.log(p[0] / n_grow) + rule - math.log(p[1] / cand.shape[0])
-        elif move == "change":
-            inner = tree.internal_nodes()
-            if inner.shape[0]:
-                node = int(rng.choice(inner))
-                avail = _available(X, rows[node])
-                v = int(rng.choice(sorted(avail)))
-                c = float(rng.choice(avail[v]))
-                new = tree.copy()
-                old_rule = _log_rule_prob(avail, int(tree.feature[node]), tree.threshold[node])
-                new.feature[node], new.threshold[node] = v, c
-                log_q = old_rule - _log_rule_prob(avail, v, c)
-        else:  # swap
-            pairs = [(n, c) for n in tree.internal_nodes() for c in (tree.left[n], tree.right[n]) if tree.left[c] >= 0]
-            if pairs:
-                par, ch = pairs[int(rng.integers(len(pairs)))]
-                new = tree.copy()
-                l, r = tree.left[par], tree.right[par]
-                both = (tree.left[l] >= 0 and tree.left[r] >= 0 and tree.feature[l] == tree.feature[r]
-                        and tree.threshold[l] == tree.threshold[r])
-                kids = (l, r) if both else (ch,)
-                for kid in kids:
-                    new.feature[kid], new.threshold[kid] = tree.feature[par], tree.threshold[par]
-                new.feature[par], new.threshold[par] = tree.feature[ch], tree.threshold[ch]
+        new, log_q = _propose(state.tree, state.rows, X, move, p, rng)
+        current_leaves = state.tree.n_leaves
         accept = False
         if new is not None:
             new_rows = _node_rows(new, X)
             if _valid(new, X, new_rows):
-                lp_new = marginal(new, X, y, task, hyper, new_rows) + _cgm_log_prior(new, X, alpha, beta, new_rows)
-                log_alpha = lp_new - lpost + log_q
+                lp_new = posterior.log_posterior(new, new_rows)
+                log_alpha = lp_new - state.log_posterior + log_q
                 tr_la[it] = log_alpha
                 if np.isfinite(log_alpha) and math.log(rng.random()) < min(0.0, log_alpha):
-                    tree, rows, lpost, accept = new, new_rows, lp_new, True
-        tr_leaves[it] = tree.n_leaves
-        tr_lp[it] = lpost
+                    state, accept = _CGMState(new, new_rows, lp_new), True
+        tr_leaves[it] = state.tree.n_leaves
+        tr_lp[it] = state.log_posterior
         tr_move[it] = MOVE_CODE[move]
         tr_acc[it] = accept
         if it >= n_burnin:
-            t, probs = _leaf_summary(tree, X, y, task, hyper)
+            t, probs = _leaf_summary(state.tree, X, posterior.y, posterior.task, posterior.hyper)
             trees.append(t)
             if probs is not None:
                 leaf_probs.append(probs)
-        if callback is not None:
-            callback(it)
+        if observer is not None:
+            observer(ChainStep(iteration=it, burn_in=it < n_burnin, move=move, current_leaves=current_leaves,
+                               proposed_leaves=None if new is None else new.n_leaves, accepted=accept,
+                               log_alpha=float(tr_la[it]), nuts=(), seconds=time.perf_counter() - t_start))
     return ChainResult(trees=trees, sigmas=np.full(len(trees), np.nan), leaf_probs=leaf_probs, n_leaves=tr_leaves,
                        log_posterior=tr_lp, move=tr_move, accepted=tr_acc, log_alpha=tr_la,
                        divergences=np.zeros(n_iter, dtype=np.int64),

@@ -6,12 +6,14 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .._validation import as_class_target, as_regression_target, check_int, check_option
+from .._validation import (Boolean, Instance, Integer, Options, as_class_target, as_regression_target, check_params,
+                           validate_X)
+from ._chain import _check_observer
 from ._codes import MOVE_NAMES
-from ._settings import CGMPrior, RJHMCSettings, TreePrior
-from .cgm import cgm_chain
+from ._settings import CGMPrior, CGMSettings, RJHMCSettings, TreePrior
+from .cgm import CGMPosterior, cgm_chain
 from .posterior import TreePosterior
 from .rjhmc import rjhmc_chain
 from .soft_tree import tree_leaf_weights
@@ -43,6 +45,15 @@ def _column_or_1d(y):
     return y
 
 
+def _check_random_state(value, name):
+    """Rule of ``random_state``: None, an int, a RandomState or a SeedSequence (each seeds the chains)."""
+    if value is None or isinstance(value, (np.random.SeedSequence, np.random.RandomState)):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be None, an int, a RandomState or a SeedSequence, got {type(value).__name__}.")
+    return value
+
+
 def _chain_seeds(random_state, n_chains):
     if isinstance(random_state, np.random.SeedSequence):
         # a copy, so that fitting twice gives the same chains (spawn advances the counter)
@@ -52,23 +63,43 @@ def _chain_seeds(random_state, n_chains):
         return [np.random.default_rng(s) for s in ss.spawn(n_chains)]
     if isinstance(random_state, np.random.RandomState):
         entropy = int(random_state.randint(0, 2**31 - 1))
-    elif random_state is None or isinstance(random_state, (numbers.Integral, np.integer)):
-        entropy = None if random_state is None else int(random_state)
     else:
-        raise TypeError("random_state must be None, an int, a RandomState or a SeedSequence, got "
-                        f"{type(random_state).__name__}.")
+        entropy = None if random_state is None else int(random_state)
     ss = np.random.SeedSequence(entropy)
     return [np.random.default_rng(s) for s in ss.spawn(n_chains)]
 
 
-def _run_chain(kind, args, kwargs):
-    if kind == "cgm":
-        return cgm_chain(*args, **kwargs)
-    return rjhmc_chain(*args, **kwargs)
+def _method_sampler(method, sampler):
+    """The sampler settings of ``method``: ``sampler`` if it belongs to the method, its defaults for None."""
+    kind = CGMSettings if method == "cgm" else RJHMCSettings
+    if sampler is None:
+        return kind()
+    if not isinstance(sampler, kind):
+        raise TypeError(f"sampler is a {type(sampler).__name__}, which does not belong to method={method!r}: "
+                        f"pass a {kind.__name__} (e.g. sampler={kind.__name__}()) or sampler=None for its defaults"
+                        + (", or choose method='hmc-df' or 'hmc-dfi'." if kind is CGMSettings
+                           else ", or choose method='cgm'."))
+    return sampler
+
+
+def _run_chain(posterior, kwargs):
+    chain = cgm_chain if isinstance(posterior, CGMPosterior) else rjhmc_chain
+    return chain(posterior, **kwargs)
 
 
 class _BayesianTreeBase(BaseEstimator):
     _task = None
+    _parameter_table = {
+        "method": Options(*_METHODS),
+        "n_iter": Integer(1, 10**7),
+        "n_burnin": Integer(0),
+        "random_state": _check_random_state,
+        "n_chains": Integer(1, 10**4),
+        "n_jobs": Integer(allow_none=True),
+        "prior": Instance(TreePrior, example="TreePrior(alpha=0.45, beta=2.5)"),
+        "sampler": Instance(RJHMCSettings, CGMSettings, example="RJHMCSettings(k_warmup=100)"),
+        "progress": Boolean(),
+    }
 
     def __init__(self, method="hmc-df", n_iter=1000, n_burnin=500, random_state=None, *, n_chains=1, n_jobs=None,
                  prior=None, sampler=None, progress=False):
@@ -83,32 +114,54 @@ class _BayesianTreeBase(BaseEstimator):
         self.progress = progress
 
     # ------------------------------------------------------------------ fitting
-    def _validate_params_(self):
-        check_option(self.method, "method", set(_METHODS))
-        n_iter = check_int(self.n_iter, "n_iter", min_val=1, max_val=10**7)
-        n_burnin = check_int(self.n_burnin, "n_burnin", min_val=0)
+    def _check_params(self):
+        """The hyperparameters through the one table (``check_params``), then what ties them together."""
+        params = check_params(self)
+        n_iter, n_burnin = params["n_iter"], params["n_burnin"]
         if n_burnin >= n_iter:
             raise ValueError(f"n_burnin ({n_burnin}) must be smaller than n_iter ({n_iter}); "
                              "n_iter counts all iterations including burn-in.")
-        check_int(self.n_chains, "n_chains", min_val=1, max_val=10**4)
         prior = TreePrior() if self.prior is None else self.prior
-        if not isinstance(prior, TreePrior):
-            raise TypeError(f"prior must be a TreePrior or None, got {type(prior).__name__} {prior!r}; "
-                            "e.g. prior=TreePrior(alpha=0.45, beta=2.5).")
-        sampler = RJHMCSettings() if self.sampler is None else self.sampler
-        if not isinstance(sampler, RJHMCSettings):
-            raise TypeError(f"sampler must be an RJHMCSettings or None, got {type(sampler).__name__} {sampler!r}; "
-                            "e.g. sampler=RJHMCSettings(k_warmup=100).")
-        if not isinstance(self.progress, (bool, np.bool_)):
-            raise TypeError(f"progress must be True or False, got {self.progress!r}.")
-        return n_iter, n_burnin, prior, sampler
+        return n_iter, n_burnin, prior, _method_sampler(self.method, self.sampler)
 
-    def _validate_X(self, X, reset):
-        """X through scikit-learn's ``validate_data`` (feature names and counts, finite floats)."""
-        return validate_data(self, X, reset=reset, dtype=np.float64, order="C", ensure_min_samples=1)
+    def _posterior(self, Xs, y_codes, n_classes, prior):
+        """The model the chains sample: a CGMPosterior for ``method="cgm"``, a TreePosterior otherwise."""
+        if self.method == "cgm":
+            # CGM's conjugate leaf prior is scaled by the data; only the tree prior's alpha, beta carry over
+            return CGMPosterior(Xs, y_codes, self._task, n_classes, prior=CGMPrior(alpha=prior.alpha, beta=prior.beta))
+        return TreePosterior(Xs, y_codes, self._task, use_simplex=self.method == "hmc-dfi", n_classes=n_classes,
+                             prior=prior)
 
-    def _fit(self, X, y_codes, n_classes):
-        n_iter, n_burnin, prior, sampler = self._validate_params_()
+    def _run_chains(self, post, common, rngs, observer):
+        sequential = self.n_chains == 1 or self.n_jobs in (None, 1)
+        if not sequential:
+            if observer is not None:
+                raise ValueError("observer needs the chains in this process; pass n_jobs=1 (or n_chains=1) to "
+                                 "observe them.")
+            from joblib import Parallel, delayed
+            it = Parallel(n_jobs=self.n_jobs, backend="loky", return_as="generator")(
+                delayed(_run_chain)(post, dict(common, seed=r)) for r in rngs)
+            if self.progress:
+                it = _import_tqdm()(it, total=len(rngs), desc=f"{self.method} chains", leave=False)
+            return list(it)
+        bar = None
+        if self.progress:
+            bar = _import_tqdm()(total=common["n_iter"] * len(rngs), desc=f"{self.method} chains", leave=False)
+
+        def observe(step):
+            if bar is not None:
+                bar.update(1)
+            if observer is not None:
+                observer(step)
+
+        chains = [_run_chain(post, dict(common, seed=r, observer=observe if bar or observer else None))
+                  for r in rngs]
+        if bar is not None:
+            bar.close()
+        return chains
+
+    def _fit(self, X, y_codes, n_classes, observer, params):
+        n_iter, n_burnin, prior, sampler = params
         self.x_min_ = X.min(axis=0)
         with np.errstate(over="ignore"):
             rng_ = X.max(axis=0) - self.x_min_
@@ -117,44 +170,16 @@ class _BayesianTreeBase(BaseEstimator):
         self.x_range_ = np.where(rng_ > 0, rng_, 1.0)
         Xs = (X - self.x_min_) / self.x_range_
         rngs = _chain_seeds(self.random_state, self.n_chains)
-        if self.method == "cgm":
-            kind = "cgm"
-            common = dict(n_iter=n_iter, n_burnin=n_burnin, prior=CGMPrior(alpha=prior.alpha, beta=prior.beta))
-            jobs = [(Xs, y_codes, self._task, n_classes) for _ in rngs]
-        else:
-            kind = "rjhmc"
-            post = TreePosterior(Xs, y_codes, self._task, use_simplex=self.method == "hmc-dfi", n_classes=n_classes,
-                                 prior=prior)
-            common = dict(n_iter=n_iter, n_burnin=n_burnin, sampler=sampler)
-            jobs = [(post,) for _ in rngs]
-        sequential = self.n_chains == 1 or self.n_jobs in (None, 1)
-        if sequential:
-            chains = []
-            bar = None
-            if self.progress:
-                tqdm = _import_tqdm()
-                bar = tqdm(total=n_iter * len(rngs), desc=f"{self.method} chains", leave=False)
-            for args, r in zip(jobs, rngs):
-                cb = (lambda _it: bar.update(1)) if bar is not None else None
-                chains.append(_run_chain(kind, args, dict(common, seed=r, callback=cb)))
-            if bar is not None:
-                bar.close()
-        else:
-            from joblib import Parallel, delayed
-            it = Parallel(n_jobs=self.n_jobs, backend="loky", return_as="generator")(
-                delayed(_run_chain)(kind, args, dict(common, seed=r)) for args, r in zip(jobs, rngs))
-            if self.progress:
-                tqdm = _import_tqdm()
-                it = tqdm(it, total=len(rngs), desc=f"{self.method} chains", leave=False)
-            chains = list(it)
-        self.h_ = chains[0]["h"]
+        post = self._posterior(Xs, y_codes, n_classes, prior)
+        chains = self._run_chains(post, dict(n_iter=n_iter, n_burnin=n_burnin, sampler=sampler), rngs, observer)
+        self.h_ = chains[0].h
         self.chains_ = chains
-        self.trees_ = [t for c in chains for t in c["trees"]]
-        self.n_leaves_ = np.array([c["n_leaves"] for c in chains])
-        self.log_posterior_ = np.array([c["log_posterior"] for c in chains])
-        self.moves_ = np.array([c["move"] for c in chains])
-        self.accepted_ = np.array([c["accepted"] for c in chains])
-        self.divergences_ = np.array([c["divergences"] for c in chains])
+        self.trees_ = [t for c in chains for t in c.trees]
+        self.n_leaves_ = np.array([c.n_leaves for c in chains])
+        self.log_posterior_ = np.array([c.log_posterior for c in chains])
+        self.moves_ = np.array([c.move for c in chains])
+        self.accepted_ = np.array([c.accepted for c in chains])
+        self.divergences_ = np.array([c.divergences for c in chains])
         acc = {}
         for k, name in enumerate(MOVE_NAMES):
             mask = self.moves_ == k
@@ -166,7 +191,7 @@ class _BayesianTreeBase(BaseEstimator):
 
     def _scaled(self, X):
         check_is_fitted(self, "trees_")
-        X = self._validate_X(X, reset=False)
+        X = validate_X(self, X, preset="finite", reset=False)
         return np.ascontiguousarray((X - self.x_min_) / self.x_range_)
 
     def _sample_index(self, sample):
@@ -250,7 +275,9 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
         HMC-DF 0.001 → 0.001, HMC-DFI 0.01 → 0.001), the move probabilities in burn-in and
         sampling, NUTS's tree-depth limit and target acceptance, and ``prune_start`` (where the
         NUTS run after a prune starts: the paper's rule or the authors' code's positional copy,
-        see ``rjhmc_chain``); ``None`` means ``RJHMCSettings()``. Ignored by ``method="cgm"``.
+        see ``rjhmc_chain``); ``None`` means ``RJHMCSettings()``. With ``method="cgm"`` pass a
+        ``CGMSettings`` (its move probabilities) or ``None`` (``CGMSettings()``); a settings record of
+        the other method raises a ``TypeError``.
     progress : bool, default=False
         Show a tqdm progress bar (tqdm must be installed).
     standardize_y : bool, default=True
@@ -290,6 +317,7 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
     """
 
     _task = "regression"
+    _parameter_table = {"standardize_y": Boolean()}
 
     def __init__(self, method="hmc-df", n_iter=1000, n_burnin=500, random_state=None, *, n_chains=1, n_jobs=None,
                  prior=None, sampler=None, progress=False, standardize_y=True):
@@ -302,11 +330,24 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
         tags.regressor_tags.poor_score = True  # short chains in the generic checks
         return tags
 
-    def fit(self, X, y):
-        """Run the chains on ``(X, y)``."""
-        if not isinstance(self.standardize_y, (bool, np.bool_)):
-            raise TypeError(f"standardize_y must be True or False, got {self.standardize_y!r}.")
-        X = self._validate_X(X, reset=True)
+    def fit(self, X, y, *, observer=None):
+        """Run the chains on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        observer : callable, optional
+            Called with a :class:`ChainStep` after every iteration of every chain (chains in this
+            process only: ``n_jobs=1`` when ``n_chains > 1``).
+
+        Returns
+        -------
+        self
+        """
+        params = self._check_params()
+        _check_observer(observer)
+        X = validate_X(self, X, preset="finite", reset=True)
         y = _column_or_1d(y)
         y_arr = np.asarray(y) if y is not None else None
         if y_arr is not None and y_arr.dtype == object:
@@ -331,8 +372,8 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
             ys = np.round((y - self.y_mean_) / self.y_scale_ * _Y_GRID) / _Y_GRID
         else:
             self.y_mean_, self.y_scale_, ys = 0.0, 1.0, y
-        chains = self._fit(X, ys, None)
-        self.sigmas_ = np.concatenate([c["sigmas"] for c in chains]) * self.y_scale_
+        chains = self._fit(X, ys, None, observer, params)
+        self.sigmas_ = np.concatenate([c.sigmas for c in chains]) * self.y_scale_
         return self
 
     def _tree_outputs(self, Xs, sample):
@@ -396,12 +437,14 @@ class BayesianTreeClassifier(ClassifierMixin, _BayesianTreeBase):
         tags.classifier_tags.poor_score = True  # short chains in the generic checks
         return tags
 
-    def fit(self, X, y):
-        """Run the chains on ``(X, y)``."""
-        X = self._validate_X(X, reset=True)
+    def fit(self, X, y, *, observer=None):
+        """Run the chains on ``(X, y)``; ``observer`` as in :meth:`BayesianTreeRegressor.fit`."""
+        params = self._check_params()
+        _check_observer(observer)
+        X = validate_X(self, X, preset="finite", reset=True)
         self.classes_, codes = as_class_target(_column_or_1d(y), X.shape[0])
-        chains = self._fit(X, codes, self.classes_.shape[0])
-        self.leaf_probs_ = [lp for c in chains for lp in c["leaf_probs"]]
+        chains = self._fit(X, codes, self.classes_.shape[0], observer, params)
+        self.leaf_probs_ = [lp for c in chains for lp in c.leaf_probs]
         return self
 
     def sample_predict_proba(self, X, sample=None):

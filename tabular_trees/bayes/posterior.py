@@ -24,7 +24,8 @@ from ._codes import model_code
 from ._posterior_kernels import _log_posterior_kernel, _Topology, _TreeData
 from ._settings import TreePrior
 from ._simplex import _stick_breaking, _stick_breaking_inverse
-from .soft_tree import _check_tree, _node_probabilities
+from ._soft_tree_kernels import _node_probabilities
+from .soft_tree import _check_tree
 
 __all__ = ["TreePosterior", "log_tree_prior"]
 
@@ -60,6 +61,19 @@ def log_tree_prior(tree, alpha, beta):
     psplit = alpha * (1.0 + tree.depth) ** (-beta)
     inner = tree.left >= 0
     return float(np.sum(np.log(psplit[inner])) + np.sum(np.log1p(-psplit[~inner])))
+
+
+def _class_count(y, n_classes):
+    """The number of classes M (``n_classes``, default ``y.max() + 1``) of integer class codes ``y``, checking
+    that every code lies in 0..M−1."""
+    M = int(y.max()) + 1 if n_classes is None else check_int(n_classes, "n_classes", min_val=2)
+    if y.min() < 0 or y.max() >= M:
+        bound = f"0..{M - 1} (n_classes={M})" if n_classes is not None else "0, 1, 2, ... (non-negative)"
+        raise ValueError(
+            f"y has class codes from {int(y.min())} to {int(y.max())}, but classification needs integer "
+            f"codes in {bound}; encode the labels with classes, y = numpy.unique(y, return_inverse=True) first."
+        )
+    return M
 
 
 def _node_depths(tree):
@@ -135,13 +149,7 @@ class TreePosterior:
             y = np.asarray(y)
             if y.shape != (X.shape[0],) or y.dtype.kind not in "iu":
                 raise ValueError("y must be integer class codes of shape (n_samples,) for classification.")
-            M = int(y.max()) + 1 if n_classes is None else check_int(n_classes, "n_classes", min_val=2)
-            if y.min() < 0 or y.max() >= M:
-                bound = f"0..{M - 1} (n_classes={M})" if n_classes is not None else "0, 1, 2, ... (non-negative)"
-                raise ValueError(
-                    f"y has class codes from {int(y.min())} to {int(y.max())}, but classification needs integer "
-                    f"codes in {bound}; encode the labels with classes, y = numpy.unique(y, return_inverse=True) first."
-                )
+            _class_count(y, n_classes)
         self.task = task
         self.use_simplex = bool(use_simplex)
         self.regression = task == "regression"

@@ -23,13 +23,15 @@ drawn parameters cancel the priors of the new coordinates exactly.
 
 from __future__ import annotations
 
-import dataclasses
 import math
+import time
+from collections import namedtuple
 
 import numpy as np
 from scipy.special import gammaln
 
 from .._validation import check_int
+from ._chain import ChainResult, ChainStep, _check_observer
 from ._codes import MOVE_CODE, MOVE_GROW, MOVE_NAMES, MOVE_STAY
 from ._settings import RJHMCSettings
 from .nuts import run_tree_nuts
@@ -40,52 +42,9 @@ __all__ = ["rjhmc_chain"]
 
 _MOVES = MOVE_NAMES[MOVE_GROW:MOVE_STAY + 1]  # the moves RJHMC-Tree proposes
 
-
-@dataclasses.dataclass(frozen=True, eq=False)
-class ChainResult:
-    """One chain's output (``rjhmc_chain`` and ``cgm_chain``): kept samples and per-iteration traces.
-
-    Fields are also readable by key (``result["n_leaves"]``), as in earlier versions.
-
-    Attributes
-    ----------
-    trees : list of SoftTree
-        Kept samples (after burn-in), constrained parameters.
-    sigmas : ndarray of shape (n_kept,)
-        Noise standard deviation of each kept sample (NaN for classification and CGM).
-    leaf_probs : list of ndarray
-        Classification: leaf class probabilities of each kept sample.
-    n_leaves, log_posterior, move, accepted, log_alpha, divergences, divergences_warmup : ndarray of shape (n_iter,)
-        Per-iteration traces; ``move`` codes (named in ``_codes``: ``MOVE_NAMES[code]``) are
-        0 grow, 1 prune, 2 stay (RJHMC) and 3 change, 4 swap (CGM); ``log_alpha`` is the log
-        acceptance ratio of the iteration's proposal
-        (NaN where none was evaluated).
-    h : float
-        Split softness of the kept samples (NaN for CGM's hard trees).
-    visited : list
-        ``record_topologies=True``: the (current, proposed) trees of every iteration.
-    """
-
-    trees: list
-    sigmas: np.ndarray
-    leaf_probs: list
-    n_leaves: np.ndarray
-    log_posterior: np.ndarray
-    move: np.ndarray
-    accepted: np.ndarray
-    log_alpha: np.ndarray
-    divergences: np.ndarray
-    divergences_warmup: np.ndarray
-    h: float
-    visited: list = dataclasses.field(default_factory=list)
-
-    def __getitem__(self, key):
-        if not isinstance(key, str) or key not in self.__dataclass_fields__:
-            raise KeyError(f"{key!r} is not a field of ChainResult; fields: {sorted(self.__dataclass_fields__)}.")
-        return getattr(self, key)
-
-    def keys(self):
-        return list(self.__dataclass_fields__)
+_State = namedtuple("_State", "tree theta sigma log_posterior")
+_State.__doc__ = """A chain's state: the tree (constrained parameters, split indices), its unconstrained
+vector θ, the noise σ (None for classification) and the constrained log-posterior at the chain's h."""
 
 
 def _log_prior_new(posterior, feature, threshold, simplex, value):
@@ -209,7 +168,38 @@ def _init_state(posterior, rng):
     return posterior.unpack(tree, theta)
 
 
-def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, callback=None, record_topologies=False,
+def _check_seed(seed):
+    """``seed`` (a non-negative int or a Generator) as a Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(check_int(seed, "seed", min_val=0))
+
+
+def _check_init(posterior, init):
+    """The starting ``(tree, sigma)`` a caller passed, checked against the posterior."""
+    if not isinstance(init, (tuple, list)) or len(init) != 2:
+        raise TypeError("init must be None or a pair (SoftTree, sigma).")
+    tree, sigma = init
+    _check_tree(tree, "init[0]")
+    if tree.n_features != posterior.n_features or tree.use_simplex != posterior.use_simplex:
+        raise ValueError("init[0] must be a SoftTree matching the posterior's features and split type.")
+    if posterior.regression and not (isinstance(sigma, (int, float, np.floating, np.integer))
+                                     and not isinstance(sigma, bool) and np.isfinite(sigma) and sigma > 0):
+        raise ValueError("init[1] (sigma) must be a positive number for regression.")
+    return tree.copy(), sigma
+
+
+def _nuts_leg(posterior, tree, theta, settings, h, rng):
+    """One NUTS run (warm-up + one draw) from ``(tree, theta)``; returns the new ``_State`` and the run's stats."""
+    res = run_tree_nuts(posterior, tree, theta, settings=settings, seed=int(rng.integers(2**31 - 1)))
+    new = tree.copy()
+    new.feature = res.features[0].copy()
+    new, sigma = posterior.unpack(new, res.samples[0])
+    theta = res.samples[0]
+    return _State(new, theta, sigma, posterior.log_posterior(new, theta, h)), res.stats
+
+
+def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=None, record_topologies=False,
                 init=None):
     """Run one RJHMC-Tree chain (Algorithm 1) and return its samples and traces.
 
@@ -222,8 +212,9 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, callback=Non
     seed : int or numpy Generator
     sampler : RJHMCSettings or None, default=None
         NUTS warm-up length ``k_warmup``, the softness schedule ``h_init`` → ``h_final``
-        (Eq. 20), the move probabilities, NUTS's ``max_tree_depth`` and ``target_accept`` and
-        ``prune_start``; ``None`` means ``RJHMCSettings()``. ``prune_start="paper"`` (§3.4.1
+        (Eq. 20), the move probabilities, the other NUTS settings (every NUTS run uses
+        ``sampler.nuts(posterior.use_simplex)``) and ``prune_start``; ``None`` means
+        ``RJHMCSettings()``. ``prune_start="paper"`` (§3.4.1
         of the paper): after a prune every surviving node keeps its own split and threshold,
         the merged leaf its left child's value. ``"reference"``: the authors' code's
         positional copy — internal nodes in pre-order and leaves left to right receive the
@@ -231,18 +222,20 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, callback=Non
         the pruned node (and every leaf value after the merged leaf) by one place. The
         acceptance ratio is unchanged (it uses the pruned node's parameters in both cases),
         so ``"reference"`` changes only where the proposal's NUTS run starts.
-    callback : callable, optional
-        Called with the iteration number after every iteration (progress bars).
+    observer : callable, optional
+        Called after every iteration with a :class:`ChainStep` (the move, the tree sizes, the
+        acceptance, the statistics and wall time of the iteration's two NUTS runs, the
+        iteration's wall time): progress bars, traces, profiles.
+    record_topologies : bool, default=False
+        Also return ``visited``: per iteration, the (current, proposed) trees the two
+        NUTS runs were applied to (used by the benchmark to time the reference design
+        on exactly the same topologies).
     init : tuple (SoftTree, sigma) or None
         Starting state (constrained parameters; ``sigma`` is ignored for classification).
         ``None`` starts, as the reference implementation does, from a decision stump
         (one split, two leaves) with NumPyro's uniform(−2, 2) initialisation in
         unconstrained space. Pruning may still reach the single-leaf tree, which the
         Bayesian CART prior includes (the reference never prunes its root).
-    record_topologies : bool, default=False
-        Also return ``visited``: per iteration, the (current, proposed) trees the two
-        NUTS runs were applied to (used by the benchmark to time the reference design
-        on exactly the same topologies).
 
     Notes
     -----
@@ -253,21 +246,21 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, callback=Non
     Returns
     -------
     ChainResult
-        A record (fields also readable by key) with ``trees`` (kept SoftTree samples with
-        constrained τ, κ/Δ, μ), ``sigmas``, ``leaf_probs`` (classification), and per-iteration traces ``n_leaves``,
-    ``log_posterior``, ``move`` (0 grow, 1 prune, 2 stay), ``accepted``, ``log_alpha`` (the log
-    acceptance ratio of the iteration's proposal, Eq. 19 in burn-in and Eq. 18 after), ``divergences``.
+        ``trees`` (kept SoftTree samples with constrained τ, κ/Δ, μ), ``sigmas``, ``leaf_probs``
+        (classification), and per-iteration traces ``n_leaves``, ``log_posterior``, ``move``
+        (0 grow, 1 prune, 2 stay), ``accepted``, ``log_alpha`` (the log acceptance ratio of the
+        iteration's proposal, Eq. 19 in burn-in and Eq. 18 after), ``divergences``.
 
     Examples
     --------
-    >>> from tabular_trees.bayes.posterior import TreePosterior
+    >>> from tabular_trees.bayes import RJHMCSettings, TreePosterior, TreePrior
     >>> rng = np.random.default_rng(0); X = rng.random((40, 1)); y = 2.0 * (X[:, 0] > 0.5)
-    >>> from tabular_trees.bayes import RJHMCSettings, TreePrior
     >>> post = TreePosterior(X, y, "regression", use_simplex=False, prior=TreePrior(alpha=0.45, beta=2.5))
-    >>> out = rjhmc_chain(post, n_iter=4, n_burnin=2, seed=0,
+    >>> steps = []
+    >>> out = rjhmc_chain(post, n_iter=4, n_burnin=2, seed=0, observer=steps.append,
     ...                   sampler=RJHMCSettings(k_warmup=30, h_init=0.05, h_final=0.05))
-    >>> len(out["trees"]), out["n_leaves"].shape
-    (2, (4,))
+    >>> len(out.trees), out.n_leaves.shape, len(steps), len(steps[0].nuts)
+    (2, (4,), 4, 2)
     """
     if not isinstance(posterior, TreePosterior):
         raise TypeError(f"posterior must be a TreePosterior, got {type(posterior).__name__}.")
@@ -277,29 +270,13 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, callback=Non
         sampler = RJHMCSettings()
     if not isinstance(sampler, RJHMCSettings):
         raise TypeError(f"sampler must be an RJHMCSettings or None, got {type(sampler).__name__}.")
-    h_init, h_final = sampler.softness(posterior.use_simplex)
-    warmup_probs, sampling_probs, prune_start = sampler.warmup_probs, sampler.sampling_probs, sampler.prune_start
-    if callback is not None and not callable(callback):
-        raise TypeError(f"callback must be callable or None, got {callback!r}.")
-    if not isinstance(seed, np.random.Generator):
-        seed = check_int(seed, "seed", min_val=0)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    if init is None:
-        tree, sigma = _init_state(posterior, rng)
-    else:
-        if not isinstance(init, (tuple, list)) or len(init) != 2:
-            raise TypeError("init must be None or a pair (SoftTree, sigma).")
-        tree, sigma = init
-        _check_tree(tree, "init[0]")
-        if tree.n_features != posterior.n_features or tree.use_simplex != posterior.use_simplex:
-            raise ValueError("init[0] must be a SoftTree matching the posterior's features and split type.")
-        if posterior.regression and not (isinstance(sigma, (int, float, np.floating, np.integer))
-                                         and not isinstance(sigma, bool) and np.isfinite(sigma) and sigma > 0):
-            raise ValueError("init[1] (sigma) must be a positive number for regression.")
-        tree = tree.copy()
+    nuts = sampler.nuts(posterior.use_simplex)
+    observer = _check_observer(observer)
+    rng = _check_seed(seed)
+    tree, sigma = _init_state(posterior, rng) if init is None else _check_init(posterior, init)
     theta = posterior.pack(tree, sigma)
-    h = h_final
-    lp_x = posterior.log_posterior(tree, theta, h)
+    h = nuts.h_final
+    state = _State(tree, theta, sigma, posterior.log_posterior(tree, theta, h))
     tr_leaves = np.zeros(n_iter, dtype=np.int64)
     tr_lp = np.zeros(n_iter)
     tr_move = np.zeros(n_iter, dtype=np.int64)
@@ -309,55 +286,47 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, callback=Non
     tr_div_w = np.zeros(n_iter, dtype=np.int64)
     trees, sigmas, leaf_probs = [], [], []
     visited = []
-    nuts_kw = dict(n_warmup=sampler.k_warmup, n_samples=1, h_init=h_init, h_final=h_final,
-                   max_tree_depth=sampler.max_tree_depth, target_accept=sampler.target_accept,
-                   sampler=sampler)
     for it in range(n_iter):
+        t_start = time.perf_counter()
         burn = it < n_burnin
-        probs = warmup_probs if burn else sampling_probs
+        probs = sampler.warmup_probs if burn else sampler.sampling_probs
         # 1. HMC on the current tree: x -> x'
-        s1, f1, _, info1 = run_tree_nuts(posterior, tree, theta, seed=int(rng.integers(2**31 - 1)), **nuts_kw)
-        tree1 = tree.copy()
-        tree1.feature = f1[0].copy()
-        tree1, sigma1 = posterior.unpack(tree1, s1[0])
-        theta1 = s1[0]
-        lp_x1 = posterior.log_posterior(tree1, theta1, h)
+        moved, stats1 = _nuts_leg(posterior, state.tree, state.theta, nuts, h, rng)
         # 2-4. topology move with prior draws: x' -> x''
         move = _MOVES[int(rng.choice(3, p=np.asarray(probs)))]
-        tree2, log_q, move = _propose_move(posterior, tree1, move, probs, rng, prune_start)
-        theta2 = posterior.pack(tree2, sigma1)
+        tree2, log_q, move = _propose_move(posterior, moved.tree, move, probs, rng, sampler.prune_start)
+        theta2 = posterior.pack(tree2, moved.sigma)
         lp_x2 = posterior.log_posterior(tree2, theta2, h)
         # 5. HMC on the proposal: x'' -> x*
-        s2, f2, _, info2 = run_tree_nuts(posterior, tree2, theta2, seed=int(rng.integers(2**31 - 1)), **nuts_kw)
-        tree3 = tree2.copy()
-        tree3.feature = f2[0].copy()
-        tree3, sigma3 = posterior.unpack(tree3, s2[0])
-        theta3 = s2[0]
-        lp_x3 = posterior.log_posterior(tree3, theta3, h)
+        proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, rng)
         if record_topologies:
-            visited.append((tree.copy(), tree2.copy()))
+            visited.append((state.tree.copy(), tree2.copy()))
         # 6. acceptance
+        lp_x, lp_x1, lp_x3 = state.log_posterior, moved.log_posterior, proposal.log_posterior
         if burn:  # Eq. 19
             log_alpha = lp_x3 - lp_x + log_q
         else:  # Eq. 18 with π* = the HMC targets
             log_alpha = (lp_x3 + lp_x2 + lp_x + log_q) - (lp_x + lp_x3 + lp_x1)
         accept = bool(np.isfinite(log_alpha) and math.log(rng.random()) < min(0.0, log_alpha))
+        current_leaves = state.tree.n_leaves
         if accept:
-            tree, theta, sigma, lp_x = tree3, theta3, sigma3, lp_x3
-        tr_leaves[it] = tree.n_leaves
-        tr_lp[it] = lp_x
+            state = proposal
+        tr_leaves[it] = state.tree.n_leaves
+        tr_lp[it] = state.log_posterior
         tr_move[it] = MOVE_CODE[move]
         tr_acc[it] = accept
         tr_la[it] = log_alpha
-        tr_div[it] = info1["divergences"] + info2["divergences"]
-        tr_div_w[it] = info1["divergences_warmup"] + info2["divergences_warmup"]
+        tr_div[it] = stats1.divergences + stats2.divergences
+        tr_div_w[it] = stats1.divergences_warmup + stats2.divergences_warmup
         if not burn:
-            trees.append(tree)
-            sigmas.append(sigma)
+            trees.append(state.tree)
+            sigmas.append(state.sigma)
             if not posterior.regression:
-                leaf_probs.append(posterior.leaf_class_probabilities(tree, h))
-        if callback is not None:
-            callback(it)
+                leaf_probs.append(posterior.leaf_class_probabilities(state.tree, h))
+        if observer is not None:
+            observer(ChainStep(iteration=it, burn_in=burn, move=move, current_leaves=current_leaves,
+                               proposed_leaves=tree2.n_leaves, accepted=accept, log_alpha=float(log_alpha),
+                               nuts=(stats1, stats2), seconds=time.perf_counter() - t_start))
     return ChainResult(trees=trees, sigmas=np.array([s if s is not None else np.nan for s in sigmas]),
                        leaf_probs=leaf_probs, n_leaves=tr_leaves, log_posterior=tr_lp, move=tr_move, accepted=tr_acc,
                        log_alpha=tr_la, divergences=tr_div, divergences_warmup=tr_div_w, h=h, visited=visited)

@@ -23,74 +23,12 @@ from __future__ import annotations
 
 import numbers
 
-import numba
 import numpy as np
 
 from .._validation import as_float_matrix, check_int, check_real
+from ._soft_tree_kernels import _hard_route, _node_probabilities
 
 __all__ = ["SoftTree", "soft_leaf_probabilities", "predict_soft_tree", "predict_hard_tree", "tree_leaf_weights"]
-
-
-@numba.njit(cache=True, inline="always")
-def _sigmoid(z):
-    if z >= 0.0:
-        return 1.0 / (1.0 + np.exp(-z))
-    e = np.exp(z)
-    return e / (1.0 + e)
-
-
-@numba.njit(cache=True)
-def _node_probabilities(X, left, right, feature, threshold, simplex, use_simplex, h, phi, psi):
-    """Fill ``phi[i, n]`` (probability of reaching node n) and ``psi[i, n]`` (prob. of going right)."""
-    n_samples = X.shape[0]
-    n_nodes = left.shape[0]
-    p = X.shape[1]
-    for i in range(n_samples):
-        phi[i, 0] = 1.0
-        for n in range(n_nodes):
-            if left[n] < 0:
-                psi[i, n] = 0.0
-                continue
-            ph = phi[i, n]
-            if ph == 0.0:  # unreachable node: its whole subtree has probability 0
-                psi[i, n] = 0.0
-                phi[i, left[n]] = 0.0
-                phi[i, right[n]] = 0.0
-                continue
-            if use_simplex:
-                xv = 0.0
-                for f in range(p):
-                    xv += X[i, f] * simplex[n, f]
-            else:
-                xv = X[i, feature[n]]
-            z = (xv - threshold[n]) / h
-            # beyond |z| = 40 the logistic equals 0 or 1 to double precision (error < 5e-18)
-            if z > 40.0:
-                s = 1.0
-            elif z < -40.0:
-                s = 0.0
-            else:
-                s = _sigmoid(z)
-            psi[i, n] = s
-            phi[i, left[n]] = ph * (1.0 - s)
-            phi[i, right[n]] = ph * s
-
-
-@numba.njit(cache=True)
-def _hard_route(X, left, right, feature, threshold, simplex, use_simplex, out):
-    """Leaf id reached by each row when splits are hard (right iff value > τ)."""
-    p = X.shape[1]
-    for i in range(X.shape[0]):
-        n = 0
-        while left[n] >= 0:
-            if use_simplex:
-                xv = 0.0
-                for f in range(p):
-                    xv += X[i, f] * simplex[n, f]
-            else:
-                xv = X[i, feature[n]]
-            n = right[n] if xv > threshold[n] else left[n]
-        out[i] = n
 
 
 class SoftTree:

@@ -696,12 +696,10 @@ def _round_two():
             lambda: boosting.SoftmaxLoss(3).base_score(np.array([0, 1, 0, 1])),
             ("right", lambda b: np.isfinite(b).all() and np.allclose(b[:2], np.log(0.5)) and -35 < b[2] < -34)),
         # CGM / posterior: negative class codes are refused with a message that names y
-        "cgm_chain-negative-codes": (
-            lambda: bayes.cgm_chain(Xb, -(np.arange(30) % 2), "classification", n_iter=10, n_burnin=5, seed=0),
-            ("raise", "y")),
-        "cgm_chain-codes-beyond-n_classes": (
-            lambda: bayes.cgm_chain(Xb, np.arange(30) % 3, "classification", n_classes=2, n_iter=10, n_burnin=5,
-                                    seed=0), ("raise", "y")),
+        "CGMPosterior-negative-codes": (
+            lambda: bayes.CGMPosterior(Xb, -(np.arange(30) % 2), "classification"), ("raise", "y")),
+        "CGMPosterior-codes-beyond-n_classes": (
+            lambda: bayes.CGMPosterior(Xb, np.arange(30) % 3, "classification", n_classes=2), ("raise", "y")),
         "TreePosterior-negative-codes": (
             lambda: TreePosterior(Xb, -(np.arange(30) % 2), "classification", use_simplex=False), ("raise", "y")),
     }

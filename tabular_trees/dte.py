@@ -560,7 +560,7 @@ class DTEClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_X(self, X, require_y(self, y), preset="finite_any_order", reset=True)
         check_magnitude(X, "X", why=SQUARES_X)
         self.classes_, codes = as_class_target(y, X.shape[0], "y", min_classes=2)
-        emb = DecisionTreeEmbedding(**{name: params[name] for name in DecisionTreeEmbedding._get_param_names()})
+        emb = DecisionTreeEmbedding(**{name: params[name] for name in DecisionTreeEmbedding._parameter_table})
         emb.n_features_in_ = X.shape[1]
         emb.classes_ = self.classes_
         self.embedding_ = emb._fit_codes(X, codes, params)

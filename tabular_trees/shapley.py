@@ -25,9 +25,9 @@ The model is any callable (``model.predict``) and is treated as a black box:
 all ``2^p m`` hybrid points of a sample are built in batches and passed to it
 with one call per batch. The cost is ``n 2^p m`` model evaluations, so this is a
 *checking* tool for small models (``p <= 10`` by default), not a replacement for
-TreeSHAP. Compiled kernels (numba) build the hybrid points, average the
-predictions into the value table ``v`` and combine ``v`` with the Shapley
-weights.
+TreeSHAP. Compiled kernels (numba, in the private module ``_shapley_kernels``)
+build the hybrid points, average the predictions into the value table ``v`` and
+combine ``v`` with the Shapley weights.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ _MAX_FEATURES_CEILING = 24
 
 
 # --------------------------------------------------------------------------------------------
-# Validation helpers.
+# Weights and validation helpers.
 # --------------------------------------------------------------------------------------------
 
 

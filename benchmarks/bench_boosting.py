@@ -31,18 +31,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
+from harness import RECORDED, RESULTS, machine_description, machine_summary, timed
 
 from tabular_trees.boosting import GradientBoostingRegressor
-
-RESULTS = Path(__file__).resolve().parent / "results"
-RECORDED = Path(__file__).resolve().parents[1] / "tabular_trees" / "_recorded"  # .json the book reads (package data)
 
 
 def make_problem(n_samples, n_features, seed):
@@ -53,15 +48,15 @@ def make_problem(n_samples, n_features, seed):
     return X, y
 
 
-def timed(fit, repeats):
-    """Median wall-clock and CPU (process) time of ``repeats`` fits."""
+def median_fit(fit, repeats):
+    """Median wall-clock and CPU (process) time of ``repeats`` fits (harness.timed), and the last model."""
     times, cpu = [], []
     model = None
     for _ in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        model = fit()
-        times.append(time.perf_counter() - t0)
+        c0 = time.process_time()
+        model, seconds = timed(fit)
         cpu.append(time.process_time() - c0)
+        times.append(seconds)
     return statistics.median(times), times, statistics.median(cpu), model
 
 
@@ -85,9 +80,7 @@ def main(argv=None):
     X_test, y_test = make_problem(20_000, p, seed=1)
 
     # Warm-up: numba compilation (cached on disk after the first ever run).
-    t0 = time.perf_counter()
-    GradientBoostingRegressor(n_estimators=2, max_depth=depth, max_bins=bins).fit(X[:2000], y[:2000])
-    warmup = time.perf_counter() - t0
+    _, warmup = timed(GradientBoostingRegressor(n_estimators=2, max_depth=depth, max_bins=bins).fit, X[:2000], y[:2000])
 
     def fit_ours():
         return GradientBoostingRegressor(n_estimators=rounds, learning_rate=eta, max_depth=depth, reg_lambda=lam,
@@ -114,7 +107,7 @@ def main(argv=None):
         todo += [("xgboost_hist_2threads", fit_xgb(2)), ("lightgbm_2threads", fit_lgb(2))]
     for name, fit in todo:
         fit()  # warm-up of each library at full size
-        med, times, cpu, model = timed(fit, repeats)
+        med, times, cpu, model = median_fit(fit, repeats)
         pred = model.predict(X_test)
         rmse = float(np.sqrt(np.mean((pred - y_test) ** 2)))
         runs[name] = {"median_fit_seconds": med, "fit_seconds": times, "median_fit_cpu_seconds": cpu,
@@ -150,8 +143,7 @@ def main(argv=None):
         "ratios": ratios,
         "numba_warmup_seconds": warmup,
         "versions": {"xgboost": xgb.__version__, "lightgbm": lgb.__version__, "numpy": np.__version__},
-        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(),
-                    "python": platform.python_version()},
+        "machine": machine_description(),
     }
     if not args.no_write:
         RESULTS.mkdir(parents=True, exist_ok=True)
@@ -175,8 +167,7 @@ def main(argv=None):
         lines += ["", "Ratios > 1 mean tabular_trees is slower. CPU-time ratios are robust to other load on the "
                   "machine for the single-thread runs.", "", "| ratio | value |", "|---|---|"]
         lines += [f"| {k} | {v:.2f} |" for k, v in ratios.items()]
-        lines += ["", f"Versions: xgboost {xgb.__version__}, lightgbm {lgb.__version__}; "
-                  f"{os.cpu_count()} CPUs.", ""]
+        lines += ["", f"Versions: xgboost {xgb.__version__}, lightgbm {lgb.__version__}; {machine_summary()}.", ""]
         (RESULTS / "boosting.md").write_text("\n".join(lines))
     return result
 

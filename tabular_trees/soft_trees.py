@@ -34,16 +34,22 @@ import numpy as np
 from scipy.special import erf
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
-    as_float_matrix,
+    Integer,
+    Options,
+    RandomState,
+    Real,
+    as_kernel_matrix,
     as_regression_target,
     check_int,
     check_magnitude,
     check_option,
+    check_params,
     check_random_state,
     check_real,
+    validate_X,
 )
 
 __all__ = ["perfect_tree", "SoftTreeEnsemble", "SoftTreeRegressor"]
@@ -208,10 +214,15 @@ class SoftTreeEnsemble:
         :math:`1/\sqrt{M}` with :math:`M` the *total* number of trees, so an ensemble with
         ``n_trees=[M1, M2]`` has the limiting NTK ``(M1*K1 + M2*K2) / (M1 + M2)`` (Prop. 3.1).
     n_features : int
+        Number of input features F (columns of every ``X``), >= 1.
     mode : {"AAA", "AAI", "oblique"}, default="AAA"
+        Constraint on the split weights (see the module docstring).
     alpha : float, default=2.0
+        Steepness :math:`\alpha > 0` of the routing :math:`\sigma(c)=\tfrac12\operatorname{erf}(\alpha c)+\tfrac12`.
     beta : float, default=0.5
+        Scale :math:`\beta \ge 0` of the split biases in :math:`\mathbf w^\top\mathbf x+\beta b`.
     random_state : int, RandomState or None
+        Seed of the :math:`N(0,1)` initialisation and of the random split features.
 
     Attributes
     ----------
@@ -280,21 +291,18 @@ class SoftTreeEnsemble:
             a.pi = theta[pos : pos + a.pi.size].reshape(a.pi.shape).copy()
             pos += a.pi.size
 
-    def _check_X(self, X, name="X"):
-        X = as_float_matrix(X, name)
-        if X.shape[1] != self.n_features:
-            raise ValueError(f"{name} has {X.shape[1]} features but the ensemble was built for {self.n_features}.")
-        return X
-
     # ------------------------------------------------------------------ model
     def decision_function(self, X):
         """Ensemble output :math:`f(\\mathbf x)` for each row of ``X``."""
-        X = self._check_X(X)
+        return self._decision(as_kernel_matrix(X, self.n_features, "X"))
+
+    def _decision(self, X):
+        """:meth:`decision_function` of a validated ``X``."""
         return sum(a.forward(X, self.alpha, self.beta, self._scale, need_grad=False)[0] for a in self._archs)
 
     def jacobian(self, X):
         """Parameter gradients, shape (n, n_params), laid out as :meth:`get_params_vector`."""
-        X = self._check_X(X)
+        X = as_kernel_matrix(X, self.n_features, "X")
         blocks = []
         for a in self._archs:
             _, mu, G = a.forward(X, self.alpha, self.beta, self._scale)
@@ -307,8 +315,8 @@ class SoftTreeEnsemble:
 
     def empirical_ntk(self, X, Y=None):
         """Empirical NTK :math:`\\langle \\partial_\\theta f(x), \\partial_\\theta f(x')\\rangle`, shape (n, m)."""
-        X = self._check_X(X)
-        Y = X if Y is None else self._check_X(Y, "Y")
+        X = as_kernel_matrix(X, self.n_features, "X")
+        Y = X if Y is None else as_kernel_matrix(Y, self.n_features, "Y")
         same = Y is X
         H = np.zeros((X.shape[0], Y.shape[0]))
         for a in self._archs:
@@ -379,9 +387,9 @@ class SoftTreeEnsemble:
         outputs : ndarray of shape (len(steps), m)
             :math:`\tilde f` on ``X_eval`` at those steps.
         """
-        X = self._check_X(X)
+        X = as_kernel_matrix(X, self.n_features, "X")
         y = as_regression_target(y, X.shape[0])
-        Xe = X if X_eval is None else self._check_X(X_eval, "X_eval")
+        Xe = X if X_eval is None else as_kernel_matrix(X_eval, self.n_features, "X_eval")
         lr = check_real(learning_rate, "learning_rate", min_val=0.0, include_boundaries="neither")
         n_steps = check_int(n_steps, "n_steps", min_val=0)
         reduction = check_option(reduction, "reduction", ("sum", "mean"))
@@ -392,19 +400,19 @@ class SoftTreeEnsemble:
             if rec.size == 0 or rec.min() < 0 or rec.max() > n_steps:
                 raise ValueError(f"record_steps must lie in 0..n_steps={n_steps}.")
         c = 1.0 / X.shape[0] if reduction == "mean" else 1.0
-        f0 = self.decision_function(X) if subtract_initial else np.zeros(X.shape[0])
-        f0e = self.decision_function(Xe) if subtract_initial else np.zeros(Xe.shape[0])
+        f0 = self._decision(X) if subtract_initial else np.zeros(X.shape[0])
+        f0e = self._decision(Xe) if subtract_initial else np.zeros(Xe.shape[0])
         out = np.empty((rec.size, Xe.shape[0]))
         j = 0
         first_loss = last_loss = None
         for t in range(n_steps + 1):
             if j < rec.size and rec[j] == t:
-                out[j] = self.decision_function(Xe) - f0e
+                out[j] = self._decision(Xe) - f0e
                 j += 1
             if t == n_steps:
                 break
             with np.errstate(over="ignore", invalid="ignore"):
-                r = c * (self.decision_function(X) - f0 - y)
+                r = c * (self._decision(X) - f0 - y)
                 last_loss = r @ r
                 first_loss = last_loss if first_loss is None else first_loss
                 if not np.isfinite(last_loss):
@@ -455,13 +463,19 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
     Parameters
     ----------
     depth : int, default=2
+        Depth of every tree, 1..10.
     n_trees : int, default=64
-    mode : {"AAA", "AAI", "oblique"}, default="AAA"
-    alpha : float, default=2.0
-    beta : float, default=0.5
+        Number of trees M >= 1.
+    mode, alpha, beta
+        Split-weight constraint, routing steepness and bias scale, as in :class:`SoftTreeEnsemble`
+        (``mode`` one of "AAA", "AAI", "oblique", default "AAA"; ``alpha`` > 0, default 2.0;
+        ``beta`` >= 0, default 0.5).
     learning_rate : float, default=0.5
+        Gradient-descent step size > 0 on the mean squared error of the standardised target.
     n_iter : int, default=200
+        Number of full-batch gradient-descent steps, >= 0.
     random_state : int, RandomState or None
+        Seed of the initialisation and of the split features.
 
     Attributes
     ----------
@@ -482,6 +496,17 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
     True
     """
 
+    _parameter_table = {
+        "depth": Integer(1, 10),
+        "n_trees": Integer(1),
+        "mode": Options(*_MODES),
+        "alpha": Real(0.0, closed="neither"),
+        "beta": Real(0.0, closed="left"),
+        "learning_rate": Real(0.0, closed="neither"),
+        "n_iter": Integer(0),
+        "random_state": RandomState(),
+    }
+
     def __init__(self, depth=2, n_trees=64, mode="AAA", alpha=2.0, beta=0.5, learning_rate=0.5, n_iter=200,
                  random_state=None):
         self.depth = depth
@@ -493,25 +518,29 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
         self.n_iter = n_iter
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # a fixed budget of gradient steps: scikit-learn's generic "alpha=0.01" check makes the
-        # routing almost linear and the fit too slow for its R^2 > 0.5 threshold
-        tags.regressor_tags.poor_score = True
-        return tags
-
     def fit(self, X, y):
-        """Initialise a random ensemble and run ``n_iter`` full-batch gradient-descent steps."""
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        X = as_float_matrix(X, "X")
+        """Initialise a random ensemble and run ``n_iter`` full-batch gradient-descent steps.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite training features, at most 1e150 in magnitude (standardise them).
+        y : array-like of shape (n_samples,)
+            Finite targets (standardised internally).
+
+        Returns
+        -------
+        self
+        """
+        p = check_params(self)
+        if y is None:  # validate_X treats y=None as "no y": say what scikit-learn's validate_data says
+            raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
+        X, y = validate_X(self, X, y, preset="finite", reset=True, y_numeric=True)
         y = as_regression_target(y, X.shape[0])
         check_magnitude(X, "X", why="a gradient step on the split weights w is proportional to X, so it moves "
                                     "w.x by about X^2, which overflows float64 (|X| must stay below 1e150)")
-        depth = check_int(self.depth, "depth", min_val=1, max_val=10)
-        n_iter = check_int(self.n_iter, "n_iter", min_val=0)
-        ens = SoftTreeEnsemble(perfect_tree((None,) * depth), check_int(self.n_trees, "n_trees", min_val=1),
-                               n_features=X.shape[1], mode=self.mode, alpha=self.alpha, beta=self.beta,
-                               random_state=self.random_state)
+        ens = SoftTreeEnsemble(perfect_tree((None,) * p["depth"]), p["n_trees"], n_features=X.shape[1],
+                               mode=p["mode"], alpha=p["alpha"], beta=p["beta"], random_state=p["random_state"])
         self.y_mean_ = float(np.mean(y))
         with np.errstate(over="ignore"):  # an overflow is handled just below
             sd = float(np.std(y))
@@ -525,9 +554,9 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
         self.init_params_ = ens.get_params_vector()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # reported once, below, on the whole curve
-            _, out = ens.fit_gd(X, ys, learning_rate=self.learning_rate, n_steps=n_iter, reduction="mean")
+            _, out = ens.fit_gd(X, ys, learning_rate=p["learning_rate"], n_steps=p["n_iter"], reduction="mean")
         self.loss_curve_ = np.mean((out - ys[None]) ** 2, axis=1)
-        if n_iter > 0 and not self.loss_curve_[-1] <= self.loss_curve_[0]:
+        if p["n_iter"] > 0 and not self.loss_curve_[-1] <= self.loss_curve_[0]:
             warnings.warn(
                 f"training loss rose from {self.loss_curve_[0]:.3g} to {self.loss_curve_[-1]:.3g}: gradient "
                 f"descent diverges with learning_rate={self.learning_rate!r}; use a smaller learning_rate.",
@@ -540,12 +569,18 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """Trained output minus the initial output, :math:`f(x;\\theta)-f(x;\\theta_0)`."""
         check_is_fitted(self, "ensemble_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        X = as_float_matrix(X, "X")
+        X = validate_X(self, X, preset="finite", reset=False)
         ens = self.ensemble_
         now = ens.get_params_vector()
-        f = ens.decision_function(X)
+        f = ens._decision(X)
         ens.set_params_vector(self.init_params_)
-        f0 = ens.decision_function(X)
+        f0 = ens._decision(X)
         ens.set_params_vector(now)
         return self.y_mean_ + self.y_scale_ * (f - f0)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # a fixed budget of gradient steps: scikit-learn's generic "alpha=0.01" check makes the
+        # routing almost linear and the fit too slow for its R^2 > 0.5 threshold
+        tags.regressor_tags.poor_score = True
+        return tags

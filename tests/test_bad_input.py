@@ -732,3 +732,33 @@ def test_bad_input_round_two(case):
             out = call()
         assert what(out), f"{case}: wrong answer {out!r}"
     assert time.perf_counter() - t0 < TIME_LIMIT
+
+
+# ----------------------------------------------------------------------------- boosting and soft trees
+# Issue 25: the losses' base scores validate y like the other loss methods (numbers, class codes in
+# range), and a fit without y says so in scikit-learn's words rather than failing to unpack.
+def _boosting_soft_tree_cases():
+    from tabular_trees import boosting, soft_trees
+
+    return {
+        "LogisticLoss-base_score-strings": (lambda: boosting.LogisticLoss().base_score(["a", "b"]), "y"),
+        "LogisticLoss-base_score-empty": (lambda: boosting.LogisticLoss().base_score([]), "y"),
+        "SquaredError-base_score-nan": (lambda: boosting.SquaredError().base_score([1.0, np.nan]), "y"),
+        "SquaredError-score-raw-inf": (lambda: boosting.SquaredError().score([1.0], [np.inf]), "raw"),
+        "SoftmaxLoss-base_score-negative-code": (lambda: boosting.SoftmaxLoss(3).base_score([0, -1, 2]), "y"),
+        "SoftmaxLoss-base_score-code-beyond-K": (lambda: boosting.SoftmaxLoss(3).base_score([0, 1, 3]), "y"),
+        "GradientBoostingRegressor-y-None": (lambda: boosting.GradientBoostingRegressor().fit(X4, None), "y"),
+        "GradientBoostingClassifier-y-None": (lambda: boosting.GradientBoostingClassifier().fit(X4, None), "y"),
+        "SoftTreeRegressor-y-None": (lambda: soft_trees.SoftTreeRegressor().fit(X4, None), "y"),
+        "SoftTreeEnsemble-X-columns": (
+            lambda: soft_trees.SoftTreeEnsemble(soft_trees.perfect_tree((0,)), 2, n_features=2).decision_function(X4),
+            "X"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_boosting_soft_tree_cases()))
+def test_boosting_and_soft_tree_inputs_are_named(case):
+    call, what = _boosting_soft_tree_cases()[case]
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert re.search(rf"\b{re.escape(what)}\b", str(info.value)), f"{case}: {info.value}"

@@ -1,8 +1,11 @@
 """Compiled kernels of :mod:`tabular_trees.boosting`.
 
-Every function here takes only arrays and scalars that the Python wrappers in
-``boosting.py`` have validated: bin codes are in range, gradients and Hessians
-are finite, row indices are valid. Nothing here checks its input again.
+Every function here takes only arrays, scalars and records that the Python code of the
+package has validated: bin codes are in range, gradients and Hessians are finite, row
+indices are valid. Nothing here checks its input again.
+
+The growth settings travel as one record, :class:`GrowSettings`, so no kernel takes more
+than a handful of arguments.
 
 Histogram layout: ``hist[j, b, 0]`` = sum of gradients, ``hist[j, b, 1]`` = sum
 of Hessians and ``hist[j, b, 2]`` = number of rows whose feature ``j`` falls in
@@ -11,8 +14,20 @@ bin ``b``.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
+
+
+class GrowSettings(NamedTuple):
+    """What one tree's growth needs besides the data: depth, penalties and shrinkage."""
+
+    max_depth: int
+    reg_lambda: float
+    gamma: float
+    min_child_weight: float
+    learning_rate: float
 
 
 @numba.njit(cache=True)
@@ -49,11 +64,11 @@ def gain_of(GL, HL, GR, HR, lam, gamma):
 
 
 @numba.njit(cache=True)
-def best_split(hist, n_bins, G, H, lam, gamma, min_child_weight):
+def best_split(hist, n_bins, G, H, settings):
     """Best (feature, bin, gain, GL, HL, nL) over all features and bin boundaries.
 
     A split "bin <= b goes left" is admissible when both children hold at
-    least one row and a Hessian sum >= ``min_child_weight``. Returns
+    least one row and a Hessian sum >= ``settings.min_child_weight``. Returns
     ``feature = -1`` when no admissible split has positive gain. Ties keep the
     first candidate (lowest feature, then lowest bin).
     """
@@ -63,6 +78,9 @@ def best_split(hist, n_bins, G, H, lam, gamma, min_child_weight):
     best_GL = 0.0
     best_HL = 0.0
     best_nL = 0.0
+    lam = settings.reg_lambda
+    gamma = settings.gamma
+    min_child_weight = settings.min_child_weight
     p = hist.shape[0]
     n_total = 0.0
     for b in range(n_bins[0]):
@@ -114,12 +132,11 @@ def _partition(codes, rows, start, stop, feature, bin_, buf):
 
 
 @numba.njit(cache=True)
-def grow_tree(codes, grad, hess, n_bins, n_bins_max, max_depth, lam, gamma, min_child_weight,
-              learning_rate, raw_pred):
-    """Grow one depth-wise regression tree on (gradient, Hessian) pairs.
+def grow_tree(codes, grad, hess, n_bins, n_bins_max, settings, raw_pred):
+    """Grow one depth-wise regression tree on (gradient, Hessian) pairs with :class:`GrowSettings`.
 
     Nodes are split when the best admissible gain is positive and the node is
-    shallower than ``max_depth``. Each node's histogram is built from its rows,
+    shallower than ``settings.max_depth``. Each node's histogram is built from its rows,
     except the larger child of a split whose histogram is parent minus smaller
     child (the subtraction trick). Leaves get ``learning_rate * (-G / (H + lam))``
     and ``raw_pred`` of the training rows in each leaf is incremented by it.
@@ -128,6 +145,9 @@ def grow_tree(codes, grad, hess, n_bins, n_bins_max, max_depth, lam, gamma, min_
     ``feature == -1`` marks a leaf.
     """
     n, p = codes.shape
+    max_depth = settings.max_depth
+    lam = settings.reg_lambda
+    learning_rate = settings.learning_rate
     max_nodes = 2 ** (max_depth + 1) - 1
     feature = np.full(max_nodes, -1, dtype=np.int64)
     split_bin = np.full(max_nodes, -1, dtype=np.int64)
@@ -150,12 +170,8 @@ def grow_tree(codes, grad, hess, n_bins, n_bins_max, max_depth, lam, gamma, min_
     for s in range(n_slots):
         free[s] = n_slots - 1 - s
 
-    # DFS stack of (node, start, stop, depth, slot).
-    st_node = np.empty(max_nodes, dtype=np.int64)
-    st_start = np.empty(max_nodes, dtype=np.int64)
-    st_stop = np.empty(max_nodes, dtype=np.int64)
-    st_depth = np.empty(max_nodes, dtype=np.int64)
-    st_slot = np.empty(max_nodes, dtype=np.int64)
+    # DFS stack, one row (node, start, stop, depth, slot) per pending node.
+    stack = np.empty((max_nodes, 5), dtype=np.int64)
 
     G0 = 0.0
     H0 = 0.0
@@ -170,25 +186,16 @@ def grow_tree(codes, grad, hess, n_bins, n_bins_max, max_depth, lam, gamma, min_
     sum_h[0] = H0
     count[0] = n
     n_nodes = 1
-    top = 0
-    st_node[0] = 0
-    st_start[0] = 0
-    st_stop[0] = n
-    st_depth[0] = 0
-    st_slot[0] = slot0
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = 0, 0, n, 0, slot0
     top = 1
     while top > 0:
         top -= 1
-        node = st_node[top]
-        start = st_start[top]
-        stop = st_stop[top]
-        depth = st_depth[top]
-        slot = st_slot[top]
+        node, start, stop, depth, slot = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4]
         G = sum_g[node]
         H = sum_h[node]
         f = -1
         if depth < max_depth:
-            f, b, g_best, GL, HL, nL = best_split(pool[slot], n_bins, G, H, lam, gamma, min_child_weight)
+            f, b, g_best, GL, HL, nL = best_split(pool[slot], n_bins, G, H, settings)
         if f < 0:
             w = learning_rate * (-G / (H + lam))
             value[node] = w
@@ -247,11 +254,7 @@ def grow_tree(codes, grad, hess, n_bins, n_bins_max, max_depth, lam, gamma, min_
                 for k in range(c0, c1):
                     raw_pred[rows[k]] += w
             else:
-                st_node[top] = child
-                st_start[top] = c0
-                st_stop[top] = c1
-                st_depth[top] = depth + 1
-                st_slot[top] = cs
+                stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4] = child, c0, c1, depth + 1, cs
                 top += 1
     return (feature[:n_nodes].copy(), split_bin[:n_nodes].copy(), left[:n_nodes].copy(),
             right[:n_nodes].copy(), value[:n_nodes].copy(), gain[:n_nodes].copy(),
@@ -259,28 +262,26 @@ def grow_tree(codes, grad, hess, n_bins, n_bins_max, max_depth, lam, gamma, min_
 
 
 @numba.njit(cache=True)
+def _leaf(X, i, feature, threshold, left, right):
+    """Leaf reached by row ``i`` of ``X``: left when ``X[i, feature] <= threshold``."""
+    node = 0
+    while feature[node] >= 0:
+        if X[i, feature[node]] <= threshold[node]:
+            node = left[node]
+        else:
+            node = right[node]
+    return node
+
+
+@numba.njit(cache=True)
 def predict_tree(X, feature, threshold, left, right, value, out):
     """Add one tree's output to ``out``: go left when ``x[feature] <= threshold``."""
-    n = X.shape[0]
-    for i in range(n):
-        node = 0
-        while feature[node] >= 0:
-            if X[i, feature[node]] <= threshold[node]:
-                node = left[node]
-            else:
-                node = right[node]
-        out[i] += value[node]
+    for i in range(X.shape[0]):
+        out[i] += value[_leaf(X, i, feature, threshold, left, right)]
 
 
 @numba.njit(cache=True)
 def apply_tree(X, feature, threshold, left, right, out):
     """Write the leaf index of every row into ``out``."""
-    n = X.shape[0]
-    for i in range(n):
-        node = 0
-        while feature[node] >= 0:
-            if X[i, feature[node]] <= threshold[node]:
-                node = left[node]
-            else:
-                node = right[node]
-        out[i] = node
+    for i in range(X.shape[0]):
+        out[i] = _leaf(X, i, feature, threshold, left, right)

@@ -405,3 +405,31 @@ def test_bad_data():
 @parametrize_with_checks([GradientBoostingRegressor(n_estimators=5), GradientBoostingClassifier(n_estimators=5)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# --------------------------------------------------------------------------- package structure
+def test_public_names_come_from_the_package_and_their_modules():
+    # one module per idea; every public name is importable from tabular_trees.boosting itself
+    import importlib
+
+    import tabular_trees.boosting as boosting
+
+    homes = {"formulas": ["leaf_weight", "split_gain"], "losses": ["SquaredError", "LogisticLoss", "SoftmaxLoss"],
+             "binning": ["compute_bin_edges", "bin_data", "build_histogram"], "tree": ["BoostedTree"],
+             "estimators": ["GradientBoostingRegressor", "GradientBoostingClassifier"]}
+    assert sorted(boosting.__all__) == sorted(n for names in homes.values() for n in names)
+    for module, names in homes.items():
+        mod = importlib.import_module(f"tabular_trees.boosting.{module}")
+        for name in names:
+            assert getattr(boosting, name) is getattr(mod, name)
+
+
+def test_kernels_take_a_settings_record():
+    import inspect
+
+    from tabular_trees.boosting import _kernels
+
+    for name, fn in vars(_kernels).items():
+        if hasattr(fn, "py_func"):
+            assert len(inspect.signature(fn.py_func).parameters) <= 10, name
+    assert "settings" in inspect.signature(_kernels.grow_tree.py_func).parameters

@@ -118,10 +118,14 @@ def test_progress_bar_runs():
     assert reg.n_leaves_.shape == (1, 4)
 
 
+def _two_labels(n):
+    """``n`` uniform points in the unit square labelled "b" right of x0 = 0.5, "a" left of it."""
+    X = np.random.default_rng(0).random((n, 2))
+    return X, np.where(X[:, 0] > 0.5, "b", "a")
+
+
 def test_classifier_probabilities():
-    rng = np.random.default_rng(0)
-    X = rng.random((80, 2))
-    y = np.where(X[:, 0] > 0.5, "b", "a")
+    X, y = _two_labels(80)
     clf = BayesianTreeClassifier(method="hmc-dfi", n_iter=8, n_burnin=4, sampler=SHORT[40],
                                  random_state=0).fit(X, y)
     P = clf.predict_proba(X)
@@ -296,9 +300,7 @@ def test_per_sample_predictions_average_to_predict(method):
 
 
 def test_classifier_per_sample_probabilities():
-    rng = np.random.default_rng(0)
-    X = rng.random((60, 2))
-    y = np.where(X[:, 0] > 0.5, "b", "a")
+    X, y = _two_labels(60)
     clf = BayesianTreeClassifier(method="hmc-df", n_iter=6, n_burnin=3, sampler=SHORT[20],
                                  random_state=0).fit(X, y)
     P = clf.sample_predict_proba(X)

@@ -116,7 +116,8 @@ _SVC_MAX_KERNEL = 1e38
 def _check_kernels(kernels, name="kernels", n_train=None):
     """Kernels as a C-contiguous float64 array of shape (R, n, m), checked for what EasyMKL needs.
 
-    Dtype, finiteness and emptiness are checked by :func:`~tabular_trees._validation.as_float_matrix`;
+    Dtype, finiteness and (for one kernel) emptiness are checked by
+    :func:`~tabular_trees._validation.as_float_matrix`;
     this adds what is particular to kernels: the stack's shape, symmetry, the magnitude libsvm can
     cache and at least one non-zero kernel.
     """
@@ -132,18 +133,19 @@ def _check_kernels(kernels, name="kernels", n_train=None):
         raise ValueError(f"{name} must be kernel matrices of one common shape (R, n, n).") from None
     if arr.ndim > 3:
         raise ValueError(f"{name} must have shape (n_kernels, n, n) or (n, n), got a {arr.ndim}-D array.")
+    if arr.ndim == 3 and 0 in arr.shape:  # (an empty 2-D kernel gets scikit-learn's message below)
+        raise ValueError(
+            f"{name} is empty (shape {arr.shape}): 0 sample(s) or 0 feature(s); give at least one kernel on at "
+            "least one sample."
+        )
     if arr.ndim == 3:
-        # the rows of all kernels, validated as one (R * n, m) matrix (dtype, finiteness, emptiness)
+        # the rows of all kernels, validated as one (R * n, m) matrix (dtype, finiteness)
         R, n, m = arr.shape
         K = as_float_matrix(arr.reshape(R * n, m), name).reshape(R, n, m)
     else:
-        # a single kernel (n, m); 1-D or 0-D input gets as_float_matrix's "Reshape your data" message
+        # a single kernel (n, m); 1-D or 0-D input gets as_float_matrix's "Reshape your data" message,
+        # an empty one scikit-learn's "Found array with 0 sample(s)"
         K = as_float_matrix(kernels, name)[None]
-    if K.shape[0] == 0 or K.shape[1] == 0 or K.shape[2] == 0:
-        raise ValueError(
-            f"{name} is empty (shape {K.shape}): 0 sample(s) or 0 feature(s); give at least one kernel on at "
-            "least one sample."
-        )
     if n_train is None and K.shape[1] != K.shape[2]:
         raise ValueError(f"{name} must be square training kernels (R, n, n), got {K.shape}.")
     if n_train is not None and K.shape[2] != n_train:

@@ -100,6 +100,7 @@ class PseudoLinearDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Finite training features below 1e150 in magnitude (the pooled covariance squares them).
         y : array-like of shape (n_samples,)
 
         Returns
@@ -152,6 +153,7 @@ class PseudoLinearDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples to score, with the columns of ``fit``.
 
         Returns
         -------
@@ -165,6 +167,7 @@ class PseudoLinearDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples whose class probabilities are wanted (columns as in ``fit``).
 
         Returns
         -------
@@ -182,6 +185,7 @@ class PseudoLinearDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples to classify.
 
         Returns
         -------

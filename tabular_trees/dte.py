@@ -335,6 +335,7 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Finite training features below 1e150 in magnitude (the leaf-mean norms square them).
         y : array-like of shape (n_samples,)
             Class labels of any type (at least two classes).
 
@@ -423,6 +424,7 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples to embed, with the columns of ``fit``.
 
         Returns
         -------
@@ -460,6 +462,7 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples to send down every tree.
 
         Returns
         -------
@@ -549,6 +552,8 @@ class DTEClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Finite training features; at most 1e150 in magnitude, as the embedding and the LDA square
+            them.
         y : array-like of shape (n_samples,)
             Class labels of any type (at least two classes).
 

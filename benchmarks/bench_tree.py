@@ -14,8 +14,10 @@ Usage::
 
     python benchmarks/bench_tree.py            # 100 000 rows (about a minute on 2 cores)
     python benchmarks/bench_tree.py --quick    # 10 000 rows, 3 repeats (smoke run)
+    python benchmarks/bench_tree.py --no-write # time only: print, write no file
 
-Writes ``tabular_trees/_recorded/tree.json`` and ``benchmarks/results/tree.md``.
+Writes ``tabular_trees/_recorded/tree.json`` and ``benchmarks/results/tree.md`` (unless
+``--no-write``). The machine description, timing and result folders come from ``harness.py``.
 """
 
 from __future__ import annotations
@@ -23,22 +25,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
-import time
-from pathlib import Path
 
-import numba
 import numpy as np
-import sklearn
+from harness import RECORDED, RESULTS, machine_description, machine_summary, timed
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from tabular_trees.tree import CARTClassifier, CARTRegressor
-
-RESULTS = Path(__file__).resolve().parent / "results"
-RECORDED = Path(__file__).resolve().parents[1] / "tabular_trees" / "_recorded"  # .json the book reads (package data)
 
 
 def make_problem(n_samples, n_features=10, seed=0):
@@ -61,6 +56,12 @@ print(time.perf_counter() - t0)
 """
 
 
+def _tiny_fits():
+    Xs, ys = make_problem(200, seed=1)
+    CARTRegressor(max_depth=3).fit(Xs, ys).predict(Xs)
+    CARTClassifier(max_depth=3).fit(Xs, (ys > 0).astype(int)).predict(Xs)
+
+
 def cold_compile_time():
     """Import + first fits in a fresh process with an empty numba cache (pure JIT compile time)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -71,14 +72,9 @@ def cold_compile_time():
 
 
 def _median_time(make_est, X, y, repeats):
-    times = []
-    est = None
-    for _ in range(repeats):
-        est = make_est()
-        t0 = time.perf_counter()
-        est.fit(X, y)
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times)), times, est
+    fits = [timed(make_est().fit, X, y) for _ in range(repeats)]
+    times = [t for _, t in fits]
+    return float(np.median(times)), times, fits[-1][0]
 
 
 def _identical(a, b):
@@ -98,6 +94,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10 000 rows and 3 repeats")
     parser.add_argument("--repeats", type=int, default=None, help="fits per timing (median reported)")
+    parser.add_argument("--no-write", action="store_true", help="print the timings, write no file")
     args = parser.parse_args(argv)
     n = 10_000 if args.quick else 100_000
     repeats = args.repeats or (3 if args.quick else 5)
@@ -105,11 +102,7 @@ def main(argv=None):
     y_clf = (y > np.median(y)).astype(int)
 
     # first calls: JIT compilation (or numba cache load) of the kernels, on tiny data
-    Xs, ys = make_problem(200, seed=1)
-    t0 = time.perf_counter()
-    CARTRegressor(max_depth=3).fit(Xs, ys).predict(Xs)
-    CARTClassifier(max_depth=3).fit(Xs, (ys > 0).astype(int)).predict(Xs)
-    first_call_s = time.perf_counter() - t0
+    _, first_call_s = timed(_tiny_fits)
     print(f"first call in this process (compile or cache load): {first_call_s:.2f} s")
     compile_s = None if args.quick else cold_compile_time()
     if compile_s is not None:
@@ -153,23 +146,26 @@ def main(argv=None):
         "cold_compile_s": compile_s,
         "cases": rows,
         "headline_ratio": rows[0]["ratio_ours_over_sklearn"],
-        "versions": {
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-            "numba": numba.__version__,
-            "scikit-learn": sklearn.__version__,
-        },
-        "machine": {"processor": platform.processor() or platform.machine(), "system": platform.system()},
+        "machine": machine_description(),
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RECORDED / "tree.json").write_text(json.dumps(result, indent=2) + "\n")
+    if not args.no_write:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RECORDED / "tree.json").write_text(json.dumps(result, indent=2) + "\n")
+        (RESULTS / "tree.md").write_text(results_page(result))
+        print(f"wrote {RECORDED / 'tree.json'} and {RESULTS / 'tree.md'}")
+    return result
 
+
+def results_page(result):
+    """The Markdown page ``benchmarks/results/tree.md`` for a result of :func:`main`."""
+    n, repeats, first_call_s, compile_s = (result["n_samples"], result["repeats"], result["first_call_s"],
+                                           result["cold_compile_s"])
     lines = [
         "# CART fit time: `tabular_trees.tree` vs scikit-learn",
         "",
-        f"Data: {n:,} x {X.shape[1]} continuous regression problem (seed 0); median of {repeats} fits, "
+        f"Data: {n:,} x {result['n_features']} continuous regression problem (seed 0); median of {repeats} fits, "
         "single thread, same process. Produced by `python benchmarks/bench_tree.py"
-        + (" --quick`." if args.quick else "`."),
+        + (" --quick`." if result["quick"] else "`."),
         f"First call of the compiled kernels in this process (JIT compile or cache load, excluded below): "
         f"{first_call_s:.2f} s."
         + (f" Cold start with an empty numba cache (import + compile, fresh process): {compile_s:.2f} s."
@@ -178,21 +174,20 @@ def main(argv=None):
         "| case | tabular_trees (s) | scikit-learn (s) | ratio (ours / sklearn) | nodes | identical trees |",
         "|---|---:|---:|---:|---:|:---:|",
     ]
-    for r in rows:
+    for r in result["cases"]:
         lines.append(
             f"| {r['case']} | {r['tabular_trees_s']:.3f} | {r['sklearn_s']:.3f} | "
             f"{r['ratio_ours_over_sklearn']:.2f} | {r['node_count']} | {'yes' if r['identical_trees'] else 'NO'} |"
         )
     lines += [
         "",
-        "A ratio below 1 means the numba tree is faster. Versions: "
-        + ", ".join(f"{k} {v}" for k, v in result["versions"].items())
+        f"A ratio below 1 means the numba tree is faster. Machine: {machine_summary()}; versions: "
+        + ", ".join(f"{k} {v}" for k, v in result["machine"].items() if k not in ("processor", "logical_cpus",
+                                                                                 "platform"))
         + ".",
         "",
     ]
-    (RESULTS / "tree.md").write_text("\n".join(lines))
-    print(f"wrote {RECORDED / 'tree.json'} and {RESULTS / 'tree.md'}")
-    return result
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

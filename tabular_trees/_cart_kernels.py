@@ -27,6 +27,7 @@ The code is our own; only these observable rules were taken from scikit-learn.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numba
 import numpy as np
@@ -41,6 +42,34 @@ RAND_R_MAX = 2147483647
 MSE, GINI, ENTROPY = 0, 1, 2
 
 _LN2 = math.log(2.0)
+
+
+# --------------------------------------------------------------------------- records
+# The kernels take a few named records instead of long lists of positional arrays; numba compiles
+# a namedtuple of arrays and scalars to a plain struct, so reading a field costs nothing.
+CartData = namedtuple("CartData", ["X", "y", "codes", "n_classes", "missing"])
+CartData.__doc__ = """What a tree is grown on, validated by :mod:`tabular_trees.tree` (built once per fit).
+
+``X`` float32 (n, d), column-major (a node reads one column at a time); ``y`` float64 (n,)
+regression targets and ``codes`` int64 (n,) class codes ``0..n_classes-1`` (the one the
+criterion does not read is a dummy; ``n_classes`` is 1 for regression); ``missing`` uint8 (d,),
+1 for a column with a NaN somewhere (only those columns are searched for missing values).
+"""
+CartRules = namedtuple("CartRules", ["criterion", "max_depth", "min_samples_split", "min_samples_leaf",
+                                     "min_impurity_decrease", "seed"])
+CartRules.__doc__ = """How a tree is grown: ``criterion`` (``MSE``, ``GINI``, ``ENTROPY``), the stopping rules
+(``min_samples_split`` already at least ``2 * min_samples_leaf``) and the ``seed`` of the feature order."""
+TreeArrays = namedtuple("TreeArrays", ["children_left", "children_right", "feature", "threshold",
+                                       "missing_go_to_left"])
+TreeArrays.__doc__ = """The node arrays a prediction walks (checked by ``CARTTree._walk_arrays``)."""
+_Work = namedtuple("_Work", ["samples", "fv", "swap_buf", "features", "const_features", "state", "sort_stack",
+                             "counts_total", "cl", "cr"])
+_Work.__doc__ = """Scratch space of one tree (:func:`_new_work`)."""
+_Node = namedtuple("_Node", ["start", "end", "n_constants", "impurity", "sum_total", "sq_sum_total"])
+_Node.__doc__ = """A node to split: ``samples[start:end]``, the number of features known constant in it, its
+impurity and (regression) the sum and sum of squares of its targets."""
+_NodeStack = namedtuple("_NodeStack", ["start", "end", "depth", "parent", "is_left", "impurity", "n_constants"])
+_NodeStack.__doc__ = """The explicit stack of nodes still to grow, one array per field (:func:`_push`)."""
 
 
 # --------------------------------------------------------------------------- random numbers
@@ -293,13 +322,15 @@ def _scan_sorted(fv, yv, codes, n_classes, criterion, min_samples_leaf):
 
 
 @numba.njit(cache=True)
-def _best_split(X, y, codes, n_classes, criterion, min_samples_leaf):
-    """Best (feature, threshold, decrease, n_left) over all columns of float32 ``X``.
+def _best_split(data, criterion, min_samples_leaf):
+    """Best (feature, threshold, decrease, n_left) over all columns of ``data.X`` (a :class:`CartData`).
 
     Features are visited in index order and a candidate replaces the incumbent only
     if its decrease is strictly larger, so ties go to the lowest feature index and,
     within a feature, to the smallest threshold. ``feature = -1`` if no split exists.
+    ``data.missing`` is not read: the caller has refused NaN.
     """
+    X, y, codes, n_classes = data.X, data.y, data.codes, data.n_classes
     n, d = X.shape
     best_f = -1
     best_t = np.nan
@@ -371,24 +402,35 @@ def _shift_missing_left(samples, fv, swap_buf, start, end_nm, n_missing):
 
 
 # --------------------------------------------------------------------------- tree builder
-@numba.njit(cache=True)
-def _node_split(
-    X, y, codes, n_classes, criterion, samples, fv, features, const_features, state, sort_stack,
-    start, end, n_known_constants, min_samples_leaf, impurity, sum_total, sq_sum_total, counts_total,
-    n_total_samples, cl, cr, missing_mask, swap_buf,
-):
-    """Best split of ``samples[start:end]``; partitions the samples if one is found.
+@numba.njit(cache=True, inline="always")
+def _goes_left(xv, threshold, missing_go_to_left):
+    """A sample goes left iff ``x <= threshold``, or ``x`` is NaN and the missing go left."""
+    return xv <= threshold or (missing_go_to_left and math.isnan(xv))
 
-    ``missing_mask[f]`` is true when column ``f`` holds a NaN somewhere in the training
-    set; only those columns are searched for missing values (scikit-learn's rule). For
-    such a column the node's missing samples are moved to the end, the others sorted,
-    and the thresholds are scanned twice: with the missing samples going right (which
-    includes the split "all non-missing left, missing right", threshold ``+inf``) and
-    with them going left. ``swap_buf`` is scratch space of at least ``end - start``.
+
+@numba.njit(cache=True)
+def _node_split(data, rules, work, node):
+    """Best split of the node ``work.samples[node.start:node.end]``; partitions the samples if one is found.
+
+    ``data`` is a :class:`CartData`, ``rules`` a :class:`CartRules`, ``work`` the tree's
+    :class:`_Work` space and ``node`` a :class:`_Node`. ``data.missing[f]`` is true when
+    column ``f`` holds a NaN somewhere in the training set; only those columns are searched
+    for missing values (scikit-learn's rule). For such a column the node's missing samples
+    are moved to the end, the others sorted, and the thresholds are scanned twice: with the
+    missing samples going right (which includes the split "all non-missing left, missing
+    right", threshold ``+inf``) and with them going left.
 
     Returns ``(pos, feature, threshold, impurity_left, impurity_right, improvement,
     n_constant_features, missing_go_to_left)``; ``pos == end`` means no admissible split.
     """
+    X, y, codes, n_classes, missing_mask = data.X, data.y, data.codes, data.n_classes, data.missing
+    criterion, min_samples_leaf = rules.criterion, rules.min_samples_leaf
+    samples, fv, swap_buf, features, const_features = (work.samples, work.fv, work.swap_buf, work.features,
+                                                       work.const_features)
+    state, sort_stack, counts_total, cl, cr = work.state, work.sort_stack, work.counts_total, work.cl, work.cr
+    start, end, n_known_constants, impurity = node.start, node.end, node.n_constants, node.impurity
+    sum_total, sq_sum_total = node.sum_total, node.sq_sum_total
+    n_total_samples = float(X.shape[0])
     n_features = X.shape[1]
     max_features = n_features
     wn = float(end - start)
@@ -510,8 +552,7 @@ def _node_split(
         a = start
         b = end
         while a < b:
-            xv = X[samples[a], best_feature]
-            if xv <= best_threshold or (best_mgl and math.isnan(xv)):
+            if _goes_left(X[samples[a], best_feature], best_threshold, best_mgl):
                 a += 1
             else:
                 b -= 1
@@ -558,21 +599,42 @@ def _node_split(
             best_mgl)
 
 
+@numba.njit(cache=True, inline="always")
+def _push(stack, top, start, end, depth, parent, is_left, impurity, n_constants):
+    """Put a node on the :class:`_NodeStack` at ``top``; return the new top."""
+    stack.start[top] = start
+    stack.end[top] = end
+    stack.depth[top] = depth
+    stack.parent[top] = parent
+    stack.is_left[top] = is_left
+    stack.impurity[top] = impurity
+    stack.n_constants[top] = n_constants
+    return top + 1
+
+
 @numba.njit(cache=True)
-def _build_tree(
-    X, y, codes, n_classes, criterion, max_depth, min_samples_split, min_samples_leaf,
-    min_impurity_decrease, seed, missing_mask,
-):
+def _new_work(n, d, n_classes, seed):
+    """The scratch space (:class:`_Work`) of a tree on ``n`` samples, ``d`` features, ``n_classes`` classes."""
+    m = 2 * int(math.log2(max(n, 2))) + 2
+    k = max(n_classes, 1)
+    # samples, fv, swap_buf, features, const_features, state, sort_stack, counts_total, cl, cr
+    return _Work(np.arange(n), np.empty(n, dtype=np.float32), np.empty(n, dtype=np.int64), np.arange(d),
+                 np.zeros(d, dtype=np.int64), np.array([seed], dtype=np.int64),
+                 np.empty((m * m + 16, 3), dtype=np.int64), np.zeros(k), np.zeros(k), np.zeros(k))
+
+
+@numba.njit(cache=True)
+def _build_tree(data, rules):
     """Grow a CART tree depth first with an explicit stack.
 
-    ``X`` is float32 (n, d); ``y`` float64 targets (regression) and ``codes`` int64
-    class codes (classification; the other one is ignored); ``missing_mask`` (uint8,
-    length d) marks the columns holding NaN. Nodes are numbered in depth-first
-    preorder, left child first. Returns the node arrays trimmed to the node count,
-    ``missing_go_to_left`` (uint8, 0 at leaves) among them.
+    ``data`` is a :class:`CartData`, ``rules`` a :class:`CartRules`. Nodes are numbered in
+    depth-first preorder, left child first. Returns the node arrays trimmed to the node count
+    (children_left, children_right, feature, threshold, value, impurity, n_node_samples), the
+    depth of the deepest leaf and ``missing_go_to_left`` (uint8, 0 at leaves).
     """
+    X, y, codes, criterion = data.X, data.y, data.codes, rules.criterion
     n, d = X.shape
-    K = n_classes if criterion != MSE else 1
+    K = data.n_classes if criterion != MSE else 1
     cap = 2 * n - 1
     children_left = np.full(cap, -1, dtype=np.int64)
     children_right = np.full(cap, -1, dtype=np.int64)
@@ -583,49 +645,30 @@ def _build_tree(
     n_node_samples = np.zeros(cap, dtype=np.int64)
     missing_go_to_left = np.zeros(cap, dtype=np.uint8)
 
-    samples = np.arange(n)
-    fv = np.empty(n, dtype=np.float32)
-    swap_buf = np.empty(n, dtype=np.int64)
-    features = np.arange(d)
-    const_features = np.zeros(d, dtype=np.int64)
-    state = np.array([seed], dtype=np.int64)
-    m = 2 * int(math.log2(max(n, 2))) + 2
-    sort_stack = np.empty((m * m + 16, 3), dtype=np.int64)
-    counts_total = np.zeros(max(K, 1))
-    cl = np.zeros(max(K, 1))
-    cr = np.zeros(max(K, 1))
+    work = _new_work(n, d, K, rules.seed)
+    samples, counts_total = work.samples, work.counts_total
+    split_data = CartData(X, y, codes, K, data.missing)
 
     # explicit stack of nodes still to process
-    st_start = np.empty(n + 1, dtype=np.int64)
-    st_end = np.empty(n + 1, dtype=np.int64)
-    st_depth = np.empty(n + 1, dtype=np.int64)
-    st_parent = np.empty(n + 1, dtype=np.int64)
-    st_is_left = np.empty(n + 1, dtype=np.bool_)
-    st_impurity = np.empty(n + 1)
-    st_nconst = np.empty(n + 1, dtype=np.int64)
-    top = 0
-    st_start[0] = 0
-    st_end[0] = n
-    st_depth[0] = 0
-    st_parent[0] = -1
-    st_is_left[0] = False
-    st_impurity[0] = np.inf
-    st_nconst[0] = 0
-    top = 1
+    stack = _NodeStack(
+        np.empty(n + 1, dtype=np.int64), np.empty(n + 1, dtype=np.int64), np.empty(n + 1, dtype=np.int64),
+        np.empty(n + 1, dtype=np.int64), np.empty(n + 1, dtype=np.bool_), np.empty(n + 1),
+        np.empty(n + 1, dtype=np.int64),
+    )
+    top = _push(stack, 0, 0, n, 0, -1, False, np.inf, 0)
 
     node_count = 0
     max_depth_seen = 0
     first = True
-    n_total = float(n)
     while top > 0:
         top -= 1
-        start = st_start[top]
-        end = st_end[top]
-        depth = st_depth[top]
-        parent = st_parent[top]
-        is_left = st_is_left[top]
-        imp = st_impurity[top]
-        nconst = st_nconst[top]
+        start = stack.start[top]
+        end = stack.end[top]
+        depth = stack.depth[top]
+        parent = stack.parent[top]
+        is_left = stack.is_left[top]
+        imp = stack.impurity[top]
+        nconst = stack.n_constants[top]
         nn = end - start
         wn = float(nn)
 
@@ -643,7 +686,7 @@ def _build_tree(
             for p in range(start, end):
                 counts_total[codes[samples[p]]] += 1.0
 
-        is_leaf = depth >= max_depth or nn < min_samples_split or nn < 2 * min_samples_leaf
+        is_leaf = depth >= rules.max_depth or nn < rules.min_samples_split or nn < 2 * rules.min_samples_leaf
         if first:
             if criterion == MSE:
                 imp = sq_sum_total / wn - (sum_total / wn) ** 2
@@ -662,11 +705,9 @@ def _build_tree(
         mgl = False
         if not is_leaf:
             pos, feat, thr, imp_l, imp_r, improvement, new_nconst, mgl = _node_split(
-                X, y, codes, K, criterion, samples, fv, features, const_features, state, sort_stack,
-                start, end, nconst, min_samples_leaf, imp, sum_total, sq_sum_total, counts_total,
-                n_total, cl, cr, missing_mask, swap_buf,
+                split_data, rules, work, _Node(start, end, nconst, imp, sum_total, sq_sum_total)
             )
-            is_leaf = pos >= end or improvement + EPSILON < min_impurity_decrease
+            is_leaf = pos >= end or improvement + EPSILON < rules.min_impurity_decrease
 
         node = node_count
         node_count += 1
@@ -691,22 +732,8 @@ def _build_tree(
 
         if not is_leaf:
             # right child first so that the left child is popped (numbered) first
-            st_start[top] = pos
-            st_end[top] = end
-            st_depth[top] = depth + 1
-            st_parent[top] = node
-            st_is_left[top] = False
-            st_impurity[top] = imp_r
-            st_nconst[top] = new_nconst
-            top += 1
-            st_start[top] = start
-            st_end[top] = pos
-            st_depth[top] = depth + 1
-            st_parent[top] = node
-            st_is_left[top] = True
-            st_impurity[top] = imp_l
-            st_nconst[top] = new_nconst
-            top += 1
+            top = _push(stack, top, pos, end, depth + 1, node, False, imp_r, new_nconst)
+            top = _push(stack, top, start, pos, depth + 1, node, True, imp_l, new_nconst)
 
     return (
         children_left[:node_count].copy(),
@@ -722,9 +749,17 @@ def _build_tree(
 
 
 # --------------------------------------------------------------------------- prediction
+@numba.njit(cache=True, inline="always")
+def _child(tree, node, row):
+    """The child of split ``node`` of the :class:`TreeArrays` ``tree`` that the sample ``row`` goes to."""
+    if _goes_left(row[tree.feature[node]], tree.threshold[node], tree.missing_go_to_left[node] != 0):
+        return tree.children_left[node]
+    return tree.children_right[node]
+
+
 @numba.njit(cache=True)
-def _apply(X, children_left, children_right, feature, threshold, missing_go_to_left):
-    """Leaf index of every row of float32 ``X``.
+def _apply(X, tree):
+    """Leaf index of every row of float32 ``X`` in the :class:`TreeArrays` ``tree``.
 
     A row goes left iff ``x[feature] <= threshold``, or ``x[feature]`` is NaN and
     ``missing_go_to_left`` is set at the node.
@@ -733,19 +768,15 @@ def _apply(X, children_left, children_right, feature, threshold, missing_go_to_l
     out = np.empty(n, dtype=np.int64)
     for i in range(n):
         node = 0
-        while children_left[node] != -1:
-            xv = X[i, feature[node]]
-            if xv <= threshold[node] or (missing_go_to_left[node] != 0 and math.isnan(xv)):
-                node = children_left[node]
-            else:
-                node = children_right[node]
+        while tree.children_left[node] != -1:
+            node = _child(tree, node, X[i])
         out[i] = node
     return out
 
 
 @numba.njit(cache=True)
-def _decision_path(X, children_left, children_right, feature, threshold, missing_go_to_left, max_depth):
-    """CSR pieces (indptr, indices) of the root-to-leaf node path of every row."""
+def _decision_path(X, tree, max_depth):
+    """CSR pieces (indptr, indices) of the root-to-leaf node path of every row (walked as :func:`_apply`)."""
     n = X.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
     indices = np.empty(n * (max_depth + 1), dtype=np.int64)
@@ -754,12 +785,8 @@ def _decision_path(X, children_left, children_right, feature, threshold, missing
         node = 0
         indices[k] = 0
         k += 1
-        while children_left[node] != -1:
-            xv = X[i, feature[node]]
-            if xv <= threshold[node] or (missing_go_to_left[node] != 0 and math.isnan(xv)):
-                node = children_left[node]
-            else:
-                node = children_right[node]
+        while tree.children_left[node] != -1:
+            node = _child(tree, node, X[i])
             indices[k] = node
             k += 1
         indptr[i + 1] = k

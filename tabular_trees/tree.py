@@ -74,20 +74,23 @@ ties deterministically instead (lowest feature index, then smallest threshold).
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections import namedtuple
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import DataConversionWarning
-from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from . import _cart_kernels as _k
 from ._validation import (
+    Integer,
+    RandomState,
+    Real,
+    as_1d_target,
     as_class_target,
     as_float_matrix,
     as_kernel_matrix,
@@ -95,10 +98,11 @@ from ._validation import (
     check_finite_result,
     check_int,
     check_option,
+    check_params,
     check_random_state,
-    check_real,
     check_tree_arrays,
     reject_missing_labels,
+    validate_X,
 )
 
 __all__ = [
@@ -130,73 +134,33 @@ n_left, n_right : int
 
 
 # --------------------------------------------------------------------------- validation helpers
-def _check_criterion(criterion, allowed=tuple(_CRITERIA)):
+def _check_criterion(criterion, name="criterion", allowed=tuple(_CRITERIA)):
+    """A criterion name among ``allowed`` (a hyperparameter rule of :func:`check_params` too)."""
     if not isinstance(criterion, str):
-        raise TypeError(f"criterion must be a string, one of {sorted(allowed)!r}; got {criterion!r}.")
-    return check_option(criterion, "criterion", set(allowed))
+        raise TypeError(f"{name} must be a string, one of {sorted(allowed)!r}; got {criterion!r}.")
+    return check_option(criterion, name, set(allowed))
 
 
-def _as_labels(y, n_samples=None, name="y"):
-    """Encode arbitrary class labels as codes 0..K-1 (no NaN, 1-D, non-empty; floats allowed)."""
-    return as_class_target(y, n_samples, name, min_classes=1, allow_continuous=True)
+def _as_target(y, n_samples, criterion):
+    """``(y_float64, codes, n_classes)`` as the kernels read ``y`` under ``criterion``; the unused one is a dummy.
 
-
-def _as_target(y, n_samples, criterion, name="y"):
-    """``(y_float64, codes, n_classes)`` for the kernels; the unused one is a dummy."""
-    if criterion == "squared_error":
-        if y is not None and np.asarray(y).shape[:1] == (0,):
-            raise ValueError(f"{name} is empty; at least one sample is needed.")
-        yf = as_regression_target(y, n_samples, name=name)
-        return yf, np.zeros(yf.shape[0], dtype=np.int64), 1
-    classes, codes = _as_labels(y, n_samples, name=name)
-    return np.zeros(codes.shape[0]), codes, classes.shape[0]
-
-
-def _as_X(X, name="X", allow_nan=False):
-    """``X`` as a 2-D float32 array (scikit-learn's trees split in float32).
-
-    Infinity (also a value too large for float32) is always refused; NaN, which marks a
-    missing value, only when ``allow_nan`` is false.
+    The teaching functions accept any labels for Gini and entropy, float ones included.
     """
-    ndim = None
-    if X is not None and not sp.issparse(X):
-        try:
-            ndim = getattr(X, "ndim", None) if hasattr(X, "shape") else np.asarray(X).ndim
-        except (TypeError, ValueError):
-            ndim = None  # ragged or odd input: as_float_matrix reports it
-    if ndim == 1:
-        raise ValueError(
-            f"{name} must be 2-D of shape (n_samples, n_features), got a 1-D array of shape "
-            f"{getattr(X, 'shape', (len(X),))}. Reshape your data with {name}.reshape(-1, 1) for a single feature "
-            f"or {name}.reshape(1, -1) for a single sample."
-        )
-    if sp.issparse(X):
-        raise TypeError(
-            f"{name} is a sparse matrix, but these trees need dense input; convert it with {name}.toarray()."
-        )
-    if not allow_nan:
-        return as_float_matrix(X, name=name, dtype=np.float32)
-    try:
-        return check_array(X, dtype=np.float32, order="C", ensure_all_finite="allow-nan",
-                           ensure_min_samples=1, ensure_min_features=1, input_name=name)
-    except ValueError as exc:
-        raise ValueError(f"Invalid {name}: {exc}") from None
+    if criterion == "squared_error":
+        yf = as_regression_target(y, n_samples)
+        return yf, np.zeros(yf.shape[0], dtype=np.int64), 1
+    classes, codes = as_class_target(y, n_samples, min_classes=1, allow_continuous=True)
+    return np.zeros(codes.shape[0]), codes, classes.shape[0]
 
 
 def _as_feature(x, name="x"):
     """A 1-D finite feature as float32 (the precision scikit-learn's trees split in)."""
-    if x is None:
-        raise TypeError(f"{name} must be a 1-D array-like of feature values, got None.")
-    arr = np.asarray(x)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr.ravel()
-    if arr.ndim != 1:
+    if np.ndim(x) == 2 and np.shape(x)[1] != 1:
         raise ValueError(
-            f"{name} must be a single feature of shape (n_samples,), got shape {arr.shape}; "
+            f"{name} must be a single feature of shape (n_samples,), got shape {np.shape(x)}; "
             "use best_split for a matrix of features."
         )
-    if arr.shape[0] == 0:
-        raise ValueError(f"{name} is empty; at least one sample is needed.")
+    arr = as_1d_target(x, name=name)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}.")
     with np.errstate(over="ignore"):
@@ -238,16 +202,13 @@ def node_impurity(y, criterion="squared_error"):
     1.0
     """
     criterion = _check_criterion(criterion)
+    if criterion == "squared_error" and np.shape(y)[:1] == (0,):
+        raise ValueError("y is empty; the impurity of an empty node is undefined.")
+    yf, codes, n_classes = _as_target(y, None, criterion)
     if criterion == "squared_error":
-        if y is not None and np.asarray(y).shape[:1] == (0,):
-            raise ValueError("y is empty; the impurity of an empty node is undefined.")
-        if y is not None and np.asarray(y).ndim == 0:
-            raise ValueError("y must be 1-D of shape (n_samples,), got a scalar.")
-        yf = as_regression_target(y, np.asarray(y).shape[0] if y is not None else 0)
         return float(check_finite_result(_k._variance(yf), "the variance of y",
                                          "y has values too large (near 1e154 or more); rescale y."))
-    classes, codes = _as_labels(y)
-    counts = _k._class_counts(codes, classes.shape[0])
+    counts = _k._class_counts(codes, n_classes)
     return float(_k._class_impurity(counts, float(codes.shape[0]), _CRITERIA[criterion]))
 
 
@@ -311,9 +272,9 @@ def best_split(X, y, criterion="squared_error", min_samples_leaf=1):
     y : array-like of shape (n_samples,)
         Targets (``"squared_error"``) or class labels (``"gini"``, ``"entropy"``).
     criterion : {"squared_error", "gini", "entropy"}, default="squared_error"
-        Impurity, see :func:`node_impurity`.
+        Impurity, as in :func:`split_scan`.
     min_samples_leaf : int, default=1
-        Minimum number of samples on each side of a split.
+        Minimum number of samples in each child.
 
     Returns
     -------
@@ -332,11 +293,10 @@ def best_split(X, y, criterion="squared_error", min_samples_leaf=1):
     """
     criterion = _check_criterion(criterion)
     min_samples_leaf = check_int(min_samples_leaf, "min_samples_leaf", min_val=1)
-    X32 = _as_X(X)
+    X32 = as_float_matrix(X, dtype=np.float32)
     yf, codes, n_classes = _as_target(y, X32.shape[0], criterion)
-    f, t, d, nl = _k._best_split(
-        np.asfortranarray(X32), yf, codes, n_classes, _CRITERIA[criterion], min_samples_leaf
-    )
+    data = _k.CartData(np.asfortranarray(X32), yf, codes, n_classes, np.zeros(X32.shape[1], dtype=np.uint8))
+    f, t, d, nl = _k._best_split(data, _CRITERIA[criterion], min_samples_leaf)
     n = X32.shape[0]
     if f < 0:
         return Split(-1, float("nan"), 0.0, 0, n)
@@ -410,7 +370,7 @@ class CARTTree:
                 f"tree arrays threshold and missing_go_to_left must have shape ({n},) like children_left; "
                 f"got {threshold.shape} and {mgl.shape}."
             )
-        return self.children_left, self.children_right, self.feature, threshold, mgl
+        return _k.TreeArrays(self.children_left, self.children_right, self.feature, threshold, mgl)
 
     def apply(self, X32):
         """Leaf index of each row of a matrix with ``n_features`` columns (used as float32).
@@ -420,7 +380,7 @@ class CARTTree:
         """
         arrays = self._walk_arrays()
         X32 = as_kernel_matrix(X32, self.n_features, "X", dtype=np.float32, allow_nan=True)
-        return _k._apply(X32, *arrays)
+        return _k._apply(X32, arrays)
 
     def predict(self, X32):
         """``value`` of the leaf of each row, shape (n_samples, 1, n_classes)."""
@@ -444,37 +404,71 @@ class CARTTree:
 
 
 # --------------------------------------------------------------------------- estimators
+# the hyperparameters both estimators share, documented once ("{growth_parameters}" in their docstrings)
+_GROWTH_PARAMETERS = """max_depth : int or None, default=None
+        Maximum depth (root = depth 0); ``None`` grows until the other rules stop.
+    min_samples_split : int, default=2
+        A node with fewer samples is a leaf.
+    min_samples_leaf : int, default=1
+        Every leaf keeps at least this many samples.
+    min_impurity_decrease : float, default=0.0
+        A node is split only if ``N_t/N * Δ >= min_impurity_decrease`` (up to machine
+        epsilon), where ``N_t`` is the node's and ``N`` the training set's size.
+    random_state : int, RandomState instance or None, default=None
+        Order in which features are examined, as in scikit-learn; it matters only when
+        two features give exactly the same best decrease."""
+
+
 class _BaseCART(BaseEstimator):
     """Shared fitting and prediction code of the CART estimators."""
 
-    _criteria = ("squared_error",)
+    # hyperparameters, checked once at fit by check_params (the classifier adds its criterion)
+    _parameter_table = {
+        "max_depth": Integer(1, allow_none=True),
+        "min_samples_split": Integer(2),
+        "min_samples_leaf": Integer(1),
+        "min_impurity_decrease": Real(0.0),
+        "random_state": RandomState(),
+    }
 
-    def _validated_params(self):
-        criterion = _check_criterion(self.criterion, self._criteria)
-        max_depth = check_int(self.max_depth, "max_depth", min_val=1, allow_none=True)
-        min_samples_split = check_int(self.min_samples_split, "min_samples_split", min_val=2)
-        min_samples_leaf = check_int(self.min_samples_leaf, "min_samples_leaf", min_val=1)
-        min_impurity_decrease = check_real(self.min_impurity_decrease, "min_impurity_decrease", min_val=0.0)
-        if self.random_state is not None and not isinstance(
-            self.random_state, (numbers.Integral, np.random.RandomState)
-        ):
-            raise TypeError(
-                "random_state must be None, an int or a numpy.random.RandomState, "
-                f"got {type(self.random_state).__name__}."
-            )
-        if max_depth is None:
-            max_depth = np.iinfo(np.int32).max
-        min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
-        return criterion, max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
+    def __init__(self, max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, random_state=None):
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.random_state = random_state
 
-    def _validate_X(self, X, reset):
-        if not reset and hasattr(X, "columns"):
-            # a DataFrame: feature names first (scikit-learn's order), so that one with other
-            # columns gets the feature-name error, not a complaint about its values
-            validate_data(self, X, reset=False, skip_check_array=True)
-        X32 = _as_X(X, allow_nan=True)
-        validate_data(self, X, reset=reset, skip_check_array=True)
-        return X32
+    def fit(self, X, y):
+        """Grow the tree on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features (cast to float32); NaN marks a missing value, infinity is refused.
+        y : array-like of shape (n_samples,)
+            Finite targets (:class:`CARTRegressor`), or class labels of any type, numbers
+            or strings, with no missing label (:class:`CARTClassifier`).
+
+        Returns
+        -------
+        self
+        """
+        params = check_params(self)
+        X32 = validate_X(self, X, preset="missing_float32", reset=True)
+        yf, codes, n_classes = self._encode_y(self._prepare_y(y), X32.shape[0])
+        seed = int(check_random_state(params["random_state"]).randint(0, _k.RAND_R_MAX))
+        max_depth = np.iinfo(np.int32).max if params["max_depth"] is None else params["max_depth"]
+        min_samples_leaf = params["min_samples_leaf"]
+        rules = _k.CartRules(_CRITERIA[self.criterion], int(max_depth),
+                             int(max(params["min_samples_split"], 2 * min_samples_leaf)), int(min_samples_leaf),
+                             float(params["min_impurity_decrease"]), seed)
+        # columns holding a missing value somewhere: only those are searched for NaN
+        missing = np.isnan(X32).any(axis=0).astype(np.uint8)
+        data = _k.CartData(np.asfortranarray(X32), yf, codes, n_classes, missing)
+        cl, cr, feat, thr, value, imp, nns, depth, mgl = _k._build_tree(data, rules)
+        self.tree_ = CARTTree(cl, cr, feat, thr, value, imp, nns, depth, X32.shape[1], mgl)
+        return self
 
     def _prepare_y(self, y):
         if y is None:
@@ -493,24 +487,36 @@ class _BaseCART(BaseEstimator):
             arr = np.asarray(arr).ravel()
         return arr
 
-    def _fit(self, X, yf, codes, n_classes, criterion, params):
-        _, max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease = params
-        rng = check_random_state(self.random_state)
-        seed = int(rng.randint(0, _k.RAND_R_MAX))
-        # columns holding a missing value somewhere: only those are searched for NaN
-        missing_mask = np.isnan(X).any(axis=0).astype(np.uint8)
-        out = _k._build_tree(
-            np.asfortranarray(X), yf, codes, n_classes, _CRITERIA[criterion], int(max_depth),
-            int(min_samples_split), int(min_samples_leaf), float(min_impurity_decrease), seed,
-            missing_mask,
-        )
-        cl, cr, feat, thr, value, imp, nns, depth, mgl = out
-        self.tree_ = CARTTree(cl, cr, feat, thr, value, imp, nns, depth, X.shape[1], mgl)
-        return self
-
-    def _X_predict(self, X):
+    def _walk(self, X):
+        """``X`` validated for prediction (once, by ``validate_X``) and the checked node arrays of ``tree_``."""
         check_is_fitted(self, "tree_")
-        return self._validate_X(X, reset=False)
+        X32 = validate_X(self, X, preset="missing_float32", reset=False)
+        if X32.shape[1] != self.tree_.n_features:  # only if tree_ was replaced after fit
+            raise ValueError(f"X has {X32.shape[1]} features but tree_ has {self.tree_.n_features}; refit.")
+        return X32, self.tree_._walk_arrays()
+
+    def _leaf_values(self, X):
+        """``tree_.value`` of each sample's leaf, shape (n_samples, 1, n_classes)."""
+        leaves = self.apply(X)  # checks first that the estimator is fitted
+        return self.tree_.value[leaves]
+
+    def predict(self, X):
+        """Predicted target of each sample, read from its leaf.
+
+        The mean training target of the leaf (:class:`CARTRegressor`), or its most frequent
+        training class, the first one on ties (:class:`CARTClassifier`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            NaN marks a missing value.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Values (regression) or labels from ``classes_`` (classification).
+        """
+        return self._from_leaf_values(self._leaf_values(X))
 
     def apply(self, X):
         """Index of the leaf each sample ends up in.
@@ -518,12 +524,14 @@ class _BaseCART(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            NaN follows ``tree_.missing_go_to_left`` at each split.
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        leaves : ndarray of int64, shape (n_samples,)
+            Node indices into the arrays of ``tree_``.
         """
-        return self.tree_.apply(self._X_predict(X))
+        return _k._apply(*self._walk(X))
 
     def decision_path(self, X):
         """Nodes visited by each sample, as a sparse indicator matrix.
@@ -531,17 +539,17 @@ class _BaseCART(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Walked as in :meth:`apply`.
 
         Returns
         -------
         scipy.sparse.csr_matrix of shape (n_samples, node_count)
             Entry ``(i, j)`` is 1 if sample ``i`` passes through node ``j``.
         """
-        X32 = self._X_predict(X)
-        t = self.tree_
-        indptr, indices = _k._decision_path(np.ascontiguousarray(X32), *t._walk_arrays(), t.max_depth)
+        X32, arrays = self._walk(X)
+        indptr, indices = _k._decision_path(X32, arrays, self.tree_.max_depth)
         data = np.ones(indices.shape[0], dtype=np.intp)
-        return sp.csr_matrix((data, indices, indptr), shape=(X32.shape[0], t.node_count))
+        return sp.csr_matrix((data, indices, indptr), shape=(X32.shape[0], self.tree_.node_count))
 
     def get_depth(self):
         """Depth of the tree (a single leaf has depth 0)."""
@@ -577,18 +585,7 @@ class CARTRegressor(RegressorMixin, _BaseCART):
 
     Parameters
     ----------
-    max_depth : int or None, default=None
-        Maximum depth (root = depth 0); ``None`` grows until the other rules stop.
-    min_samples_split : int, default=2
-        A node with fewer samples is a leaf.
-    min_samples_leaf : int, default=1
-        Every leaf keeps at least this many samples.
-    min_impurity_decrease : float, default=0.0
-        A node is split only if ``N_t/N * Δ >= min_impurity_decrease`` (up to machine
-        epsilon), where ``N_t`` is the node's and ``N`` the training set's size.
-    random_state : int, RandomState instance or None, default=None
-        Order in which features are examined, as in scikit-learn; it matters only when
-        two features give exactly the same best decrease.
+    {growth_parameters}
 
     Attributes
     ----------
@@ -625,54 +622,19 @@ class CARTRegressor(RegressorMixin, _BaseCART):
     True
     """
 
-    def __init__(self, max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, random_state=None):
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_impurity_decrease = min_impurity_decrease
-        self.random_state = random_state
-
     criterion = "squared_error"  # fixed; a class attribute so that it is not a parameter
 
-    def fit(self, X, y):
-        """Grow the tree on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Features (cast to float32); NaN marks a missing value, infinity is refused.
-        y : array-like of shape (n_samples,)
-            Finite targets.
-
-        Returns
-        -------
-        self
-        """
-        params = self._validated_params()
-        X32 = self._validate_X(X, reset=True)
-        y = self._prepare_y(y)
+    def _encode_y(self, y, n_samples):
+        """``(targets, dummy codes, 1)`` for the kernels; non-numeric objects refused."""
         if getattr(y, "dtype", None) == object:
             try:
                 y = np.asarray(y, dtype=np.float64)
             except (TypeError, ValueError):
                 raise TypeError("y must hold numbers for regression; it has non-numeric objects.") from None
-        yf, codes, n_classes = _as_target(y, X32.shape[0], "squared_error")
-        return self._fit(X32, yf, codes, n_classes, "squared_error", params)
+        return _as_target(y, n_samples, "squared_error")
 
-    def predict(self, X):
-        """Mean of the training targets in each sample's leaf.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        X32 = self._X_predict(X)
-        return self.tree_.predict(X32)[:, 0, 0]
+    def _from_leaf_values(self, values):
+        return values[:, 0, 0]
 
 
 class CARTClassifier(ClassifierMixin, _BaseCART):
@@ -689,17 +651,7 @@ class CARTClassifier(ClassifierMixin, _BaseCART):
     ----------
     criterion : {"gini", "entropy"}, default="gini"
         Impurity, see :func:`node_impurity` (entropy in bits).
-    max_depth : int or None, default=None
-        Maximum depth (root = depth 0).
-    min_samples_split : int, default=2
-        A node with fewer samples is a leaf.
-    min_samples_leaf : int, default=1
-        Every leaf keeps at least this many samples.
-    min_impurity_decrease : float, default=0.0
-        A node is split only if ``N_t/N * Δ >= min_impurity_decrease`` (up to machine
-        epsilon).
-    random_state : int, RandomState instance or None, default=None
-        Order in which features are examined, as in scikit-learn (matters for ties only).
+    {growth_parameters}
 
     Attributes
     ----------
@@ -736,39 +688,22 @@ class CARTClassifier(ClassifierMixin, _BaseCART):
     [1, 0]
     """
 
-    _criteria = ("gini", "entropy")
+    _parameter_table = {"criterion": partial(_check_criterion, allowed=("gini", "entropy"))}
 
     def __init__(self, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, random_state=None):
         self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_impurity_decrease = min_impurity_decrease
-        self.random_state = random_state
+        super().__init__(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                         min_impurity_decrease=min_impurity_decrease, random_state=random_state)
 
-    def fit(self, X, y):
-        """Grow the tree on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Features (cast to float32); NaN marks a missing value, infinity is refused.
-        y : array-like of shape (n_samples,)
-            Class labels of any type (numbers or strings), no missing labels.
-
-        Returns
-        -------
-        self
-        """
-        params = self._validated_params()
-        X32 = self._validate_X(X, reset=True)
-        y = reject_missing_labels(self._prepare_y(y))
+    def _encode_y(self, y, n_samples):
+        """``(dummy targets, class codes, n_classes)`` for the kernels; sets ``classes_`` and ``n_classes_``."""
+        y = reject_missing_labels(y)
         check_classification_targets(y)
-        classes, codes = as_class_target(y, X32.shape[0], min_classes=1)
+        classes, codes = as_class_target(y, n_samples, min_classes=1)
         self.classes_ = classes
         self.n_classes_ = int(classes.shape[0])
-        return self._fit(X32, np.zeros(codes.shape[0]), codes, self.n_classes_, params[0], params)
+        return np.zeros(codes.shape[0]), codes, self.n_classes_
 
     def predict_proba(self, X):
         """Class fractions of the training samples in each sample's leaf.
@@ -776,25 +711,20 @@ class CARTClassifier(ClassifierMixin, _BaseCART):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Features, as in :meth:`predict`.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        proba : ndarray of shape (n_samples, n_classes)
             Columns follow ``classes_``.
         """
-        X32 = self._X_predict(X)
-        return self.tree_.predict(X32)[:, 0, :].copy()
+        return self._leaf_values(X)[:, 0, :].copy()
 
-    def predict(self, X):
-        """Most frequent training class in each sample's leaf (first class on ties).
+    def _from_leaf_values(self, values):
+        return self.classes_.take(np.argmax(values[:, 0, :], axis=1), axis=0)
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
 
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        proba = self.predict_proba(X)
-        return self.classes_.take(np.argmax(proba, axis=1), axis=0)
+for _est in (CARTRegressor, CARTClassifier):
+    if _est.__doc__:  # None under python -OO
+        _est.__doc__ = _est.__doc__.replace("{growth_parameters}", _GROWTH_PARAMETERS)
+del _est

@@ -70,14 +70,21 @@ CLF = _classification_sets()
 
 
 def assert_same_tree(ours, theirs):
+    """Our fitted tree equals scikit-learn's, node for node (also used by tests/test_tree_missing.py)."""
     a, b = ours.tree_, theirs.tree_
     assert a.node_count == b.node_count
     np.testing.assert_array_equal(a.children_left, b.children_left)
     np.testing.assert_array_equal(a.children_right, b.children_right)
     np.testing.assert_array_equal(a.feature, b.feature)
-    np.testing.assert_array_equal(a.threshold, b.threshold)  # exact equality
+    np.testing.assert_array_equal(a.threshold, b.threshold)  # exact equality, +inf included
     np.testing.assert_array_equal(a.n_node_samples, b.n_node_samples)
+    split = b.children_left != -1
+    # scikit-learn's flag is meaningful only at split nodes (ours is 0 at leaves)
+    np.testing.assert_array_equal(a.missing_go_to_left[split], b.missing_go_to_left[split])
+    assert not a.missing_go_to_left[~split].any()
     assert a.value.shape == b.value.shape
+    # the sums are accumulated in the same order, so values agree to the last bit in practice;
+    # 1e-12 leaves room for a compiler that fuses a multiply-add differently
     np.testing.assert_allclose(a.value, b.value, rtol=0, atol=1e-12)
     np.testing.assert_allclose(a.impurity, b.impurity, rtol=0, atol=1e-12)
     assert ours.get_depth() == theirs.get_depth()
@@ -413,6 +420,7 @@ def test_bad_y():
         (dict(min_impurity_decrease=-0.1), ValueError),
         (dict(min_impurity_decrease=np.nan), ValueError),
         (dict(random_state="seed"), TypeError),
+        (dict(random_state=-1), ValueError),
     ],
 )
 def test_bad_hyperparameters(kw, exc):
@@ -482,3 +490,37 @@ def test_bad_input_to_functions():
         best_split([[1.0], [np.nan]], [1.0, 2.0])
     with pytest.raises(ValueError, match="same length"):
         best_split([[1.0], [2.0]], [1.0])
+
+
+@pytest.mark.parametrize("Est, y", [(CARTRegressor, Y_OK), (CARTClassifier, YC_OK)])
+def test_X_is_validated_once(Est, y, monkeypatch):
+    """fit and every prediction method check X once (validate_X), not once more before the compiled walk."""
+    import sklearn.utils.validation as skv
+
+    est = Est(max_depth=3, random_state=0).fit(X_OK, y)
+    calls = []
+    original = skv.check_array
+    monkeypatch.setattr(skv, "check_array", lambda *a, **k: calls.append(1) or original(*a, **k))
+    methods = [est.predict, est.apply, est.decision_path] + ([est.predict_proba] if Est is CARTClassifier else [])
+    for method in methods:
+        calls.clear()
+        method(X_OK)
+        assert len(calls) == 1, method.__name__
+    calls.clear()
+    Est(max_depth=3).fit(X_OK, y)
+    assert len(calls) == 1
+
+
+def test_compiled_kernels_take_few_parameters():
+    """The kernels take named records (data, rules, work space, node), never more than 10 parameters."""
+    import inspect
+
+    import numba
+
+    from tabular_trees import _cart_kernels
+
+    kernels = {name: f for name, f in vars(_cart_kernels).items() if isinstance(f, numba.core.registry.CPUDispatcher)}
+    assert "_node_split" in kernels and "_build_tree" in kernels
+    for name, f in kernels.items():
+        assert len(inspect.signature(f.py_func).parameters) <= 10, name
+    assert len(inspect.signature(_cart_kernels._node_split.py_func).parameters) == 4

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from tabular_trees.tree import CARTClassifier, CARTRegressor, best_split, split_scan
+from test_tree import assert_same_tree
 
 
 # --------------------------------------------------------------------------- comparison
@@ -30,25 +31,6 @@ def record_events(theirs):
     event(f"split nodes: {'some' if b.node_count > 1 else 'none'}")
     event(f"missing go left somewhere: {bool(b.missing_go_to_left[b.children_left != -1].any())}")
     event(f"split 'missing vs non-missing' (threshold inf): {bool(np.isinf(b.threshold).any())}")
-
-
-def assert_same_tree(ours, theirs):
-    a, b = ours.tree_, theirs.tree_
-    assert a.node_count == b.node_count
-    np.testing.assert_array_equal(a.children_left, b.children_left)
-    np.testing.assert_array_equal(a.children_right, b.children_right)
-    np.testing.assert_array_equal(a.feature, b.feature)
-    np.testing.assert_array_equal(a.threshold, b.threshold)  # exact, +inf included
-    np.testing.assert_array_equal(a.n_node_samples, b.n_node_samples)
-    split = b.children_left != -1
-    # scikit-learn's flag is meaningful only at split nodes (ours is 0 at leaves)
-    np.testing.assert_array_equal(a.missing_go_to_left[split], b.missing_go_to_left[split])
-    assert not a.missing_go_to_left[~split].any()
-    assert a.value.shape == b.value.shape
-    # the sums are accumulated in the same order, so values agree to the last bit in practice;
-    # 1e-12 leaves room for a compiler that fuses a multiply-add differently
-    np.testing.assert_allclose(a.value, b.value, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(a.impurity, b.impurity, rtol=0, atol=1e-12)
 
 
 def assert_same_predictions(ours, theirs, Z):
@@ -121,27 +103,28 @@ def tree_settings(classification):
 
 
 # --------------------------------------------------------------------------- identity with scikit-learn
+def check_against_sklearn(Ours, Theirs, data, kw):
+    """Fit both on a drawn data set; same tree, same predictions, leaves and paths on the query points."""
+    X, y, Z = data
+    ours = Ours(**kw).fit(X, y)
+    theirs = Theirs(**kw).fit(X, y)
+    record_events(theirs)
+    assert_same_tree(ours, theirs)
+    if hasattr(theirs, "classes_"):
+        np.testing.assert_array_equal(ours.classes_, theirs.classes_)
+    assert_same_predictions(ours, theirs, Z)
+
+
 @settings(max_examples=400)
 @given(data=nan_data(classification=False), kw=tree_settings(False))
 def test_regressor_with_nan_equals_sklearn(data, kw):
-    X, y, Z = data
-    ours = CARTRegressor(**kw).fit(X, y)
-    theirs = DecisionTreeRegressor(**kw).fit(X, y)
-    record_events(theirs)
-    assert_same_tree(ours, theirs)
-    assert_same_predictions(ours, theirs, Z)
+    check_against_sklearn(CARTRegressor, DecisionTreeRegressor, data, kw)
 
 
 @settings(max_examples=400)
 @given(data=nan_data(classification=True), kw=tree_settings(True))
 def test_classifier_with_nan_equals_sklearn(data, kw):
-    X, y, Z = data
-    ours = CARTClassifier(**kw).fit(X, y)
-    theirs = DecisionTreeClassifier(**kw).fit(X, y)
-    record_events(theirs)
-    assert_same_tree(ours, theirs)
-    np.testing.assert_array_equal(ours.classes_, theirs.classes_)
-    assert_same_predictions(ours, theirs, Z)
+    check_against_sklearn(CARTClassifier, DecisionTreeClassifier, data, kw)
 
 
 @settings(max_examples=80)

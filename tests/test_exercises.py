@@ -3,8 +3,11 @@
 Each chapter's own exercises are tested in ``tests/test_exercises_chNN.py`` (right, close and wrong answers).
 """
 
+import importlib
+
 import numpy as np
 import pytest
+from _exercise_cases import CHAPTER_EXERCISES
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -117,6 +120,23 @@ def test_every_registered_exercise_has_a_book_number_and_a_level():
     for exercise_id in ids:
         ex = _core._REGISTRY[exercise_id]
         assert ex.level in _core.LEVELS and ex.title and ex.expects
+
+
+@pytest.mark.parametrize("chapter", sorted(CHAPTER_EXERCISES))
+def test_every_chapter_has_the_notebooks_ids_at_every_level(chapter):
+    ids = exercises.exercise_ids(chapter=chapter)
+    assert ids == [f"{chapter}.{k}" for k in range(1, CHAPTER_EXERCISES[chapter] + 1)]
+    assert {_core._REGISTRY[i].level for i in ids} == set(_core.LEVELS)
+    for exercise_id in ids:
+        assert exercises.describe(exercise_id).startswith(f"Exercise {exercise_id} (")
+
+
+@pytest.mark.parametrize("chapter", sorted(CHAPTER_EXERCISES))
+def test_every_chapter_has_hints_for_its_numeric_exercises_and_no_others(chapter):
+    module = importlib.import_module(f"tabular_trees.exercises._chapter{chapter:02d}")
+    numeric_ids = [i for i in exercises.exercise_ids(chapter=chapter) if isinstance(_core._REGISTRY[i].grade, numeric)]
+    assert list(module._HINTS) == numeric_ids
+    assert all(len(pair) == 2 and all(isinstance(h, str) and h for h in pair) for pair in module._HINTS.values())
 
 
 # Every exercise of the book, graded the same way: these replace a copy of the same tests per chapter; the

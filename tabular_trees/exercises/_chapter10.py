@@ -10,7 +10,36 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core import Exercise, numeric, register
+from ._core import numeric_exercise
+
+
+# What a student reads after a close or a wrong answer: (hint when close, hint when wrong), by exercise.
+_HINTS = {
+    "10.1": ("a Monte Carlo mean is only close; run the recursion E[L(d)] = 1 - p(d) + 2 p(d) E[L(d+1)] "
+             "from depth 30 up to the root, starting with E[L(31)] = 1.",
+             "answer [E for (0.45, 2.5), E for (0.95, 1)], both at the root (depth 0), "
+             "with p(d) = alpha (1 + d)^(-beta)."),
+    "10.2": ("an estimate from prior draws is only close; derive the exact product as in the proposition's proof.",
+             "a three-leaf tree needs the root to split, exactly one of its two children to split (either one), "
+             "and the three remaining nodes (two at depth 2, one at depth 1) not to."),
+    "10.3": ("keep more digits (exponentiate the exact log ratio).",
+             "answer [Eq. 19, Eq. 18]. Eq. 19 compares x* with the start x; with the HMC targets as intermediate "
+             "targets, Eq. 18 compares x'' with x'. In both, add the log proposal ratio before exponentiating, "
+             "and cap at 1."),
+    "10.4": ("only the iterations after burn-in count, and every stay among them is accepted.",
+             "answer in percentage points (0-100): the share of iterations after burn-in times "
+             "the probability of a stay move there."),
+    "10.5": ("use the exact distance 1/18 and psi(1 - psi)/h without rounding intermediate values.",
+             "answer three numbers, log10 |dpsi/dtau| for h = 0.1, 0.01, 0.001 in that order, "
+             "evaluated 1/18 away from the threshold."),
+    "10.6": ("solve alpha' / (1 - alpha') = alpha / (2 (1 - alpha)) exactly.",
+             "omitting the constant halves the prior *odds* alpha / (1 - alpha) of a root split; "
+             "convert the halved odds back to a probability."),
+    "10.7": ("refit both leaf means at every threshold, keep sigma = 1 on the standardised hardness, "
+             "and average min(1, exp(loglik - max loglik)) over all 399 thresholds.",
+             "scale VEC to [0, 1] with its min and max, standardise the hardness, and use the chapter's grid "
+             "np.linspace(0.0025, 0.9975, 399); the answer is a mean acceptance probability (between 0 and 1)."),
+}
 
 
 def _p_split(alpha, beta, depth):
@@ -18,6 +47,11 @@ def _p_split(alpha, beta, depth):
 
 
 # 10.1 -----------------------------------------------------------------------------------------------------
+# The recursion converges fast: truncating at depth 10 already agrees with depth 60 to 1e-6 relative, so any
+# truncation at depth >= 20 (or a direct sum) is right within rtol 1e-5. A Monte Carlo mean of the chapter's
+# 20,000 prior draws lands within about 1 % (standard errors 0.5-0.7 %): "close", with a hint to use the recursion.
+@numeric_exercise("10.1", "apply", "expected number of leaves under the CGM prior",
+                  expects="two numbers [E_L(0.45, 2.5), E_L(0.95, 1)]", rtol=1e-5, close_rtol=0.03, hints=_HINTS)
 def _expected_leaves(depth=60):
     out = []
     for alpha, beta in ((0.45, 2.5), (0.95, 1.0)):
@@ -29,40 +63,23 @@ def _expected_leaves(depth=60):
     return np.array(out)
 
 
-register(Exercise(
-    "10.1", "apply", "expected number of leaves under the CGM prior",
-    # The recursion converges fast: truncating at depth 10 already agrees with depth 60 to 1e-6 relative, so any
-    # truncation at depth >= 20 (or a direct sum) is right within rtol 1e-5. A Monte Carlo mean of the chapter's
-    # 20,000 prior draws lands within about 1 % (standard errors 0.5-0.7 %): "close", with a hint to use the recursion.
-    grade=numeric(_expected_leaves, rtol=1e-5, close_rtol=0.03,
-                  hint_close="a Monte Carlo mean is only close; run the recursion E[L(d)] = 1 - p(d) + 2 p(d) "
-                             "E[L(d+1)] from depth 30 up to the root, starting with E[L(31)] = 1.",
-                  hint_wrong="answer [E for (0.45, 2.5), E for (0.95, 1)], both at the root (depth 0), with "
-                             "p(d) = alpha (1 + d)^(-beta)."),
-    expects="two numbers [E_L(0.45, 2.5), E_L(0.95, 1)]"))
-
-
 # 10.2 -----------------------------------------------------------------------------------------------------
+# A closed form of a few products: any correct derivation agrees to rounding (rtol 1e-6). The share of 3-leaf
+# trees among the chapter's 20,000 prior draws has a standard error of about 3 % of the value, so within 10 %
+# is "close" (an estimate, not the derivation); forgetting the factor 2 halves it (wrong).
+@numeric_exercise("10.2", "extend", "prior probability of a three-leaf tree",
+                  expects="a probability between 0 and 1", rtol=1e-6, close_rtol=0.10, hints=_HINTS)
 def _three_leaves():
     alpha, beta = 0.45, 2.5
     p1, p2 = _p_split(alpha, beta, 1), _p_split(alpha, beta, 2)
     return alpha * 2.0 * p1 * (1.0 - p1) * (1.0 - p2) ** 2
 
 
-register(Exercise(
-    "10.2", "extend", "prior probability of a three-leaf tree",
-    # A closed form of a few products: any correct derivation agrees to rounding (rtol 1e-6). The share of 3-leaf
-    # trees among the chapter's 20,000 prior draws has a standard error of about 3 % of the value, so within 10 %
-    # is "close" (an estimate, not the derivation); forgetting the factor 2 halves it (wrong).
-    grade=numeric(_three_leaves, rtol=1e-6, close_rtol=0.10,
-                  hint_close="an estimate from prior draws is only close; derive the exact product as in the "
-                             "proposition's proof.",
-                  hint_wrong="a three-leaf tree needs the root to split, exactly one of its two children to split "
-                             "(either one), and the three remaining nodes (two at depth 2, one at depth 1) not to."),
-    expects="a probability between 0 and 1"))
-
-
 # 10.3 -----------------------------------------------------------------------------------------------------
+# Exact arithmetic on given numbers (rtol 1e-6, atol 1e-9 for the tiny Eq. 18 value). Within 5 % is "close":
+# a rounded answer.
+@numeric_exercise("10.3", "understand", "acceptance of one grow under Eq. 19 and under Eq. 18",
+                  expects="two probabilities [Eq. 19, Eq. 18]", rtol=1e-6, close_rtol=0.05, atol=1e-9, hints=_HINTS)
 def _acceptances():
     log_pi_x, log_pi_x1, log_pi_x2, log_pi_star = -1203.0, -1202.0, -1208.0, -1201.2
     log_q_ratio = -2.5                     # log q_nm(x' | x'') - log q_mn(x'' | x')
@@ -71,35 +88,23 @@ def _acceptances():
     return np.array([eq19, eq18])
 
 
-register(Exercise(
-    "10.3", "understand", "acceptance of one grow under Eq. 19 and under Eq. 18",
-    # Exact arithmetic on given numbers (rtol 1e-6, atol 1e-9 for the tiny Eq. 18 value). Within 5 % is "close":
-    # a rounded answer.
-    grade=numeric(_acceptances, rtol=1e-6, atol=1e-9, close_rtol=0.05,
-                  hint_close="keep more digits (exponentiate the exact log ratio).",
-                  hint_wrong="answer [Eq. 19, Eq. 18]. Eq. 19 compares x* with the start x; with the HMC targets "
-                             "as intermediate targets, Eq. 18 compares x'' with x'. In both, add the log proposal "
-                             "ratio before exponentiating, and cap at 1."),
-    expects="two probabilities [Eq. 19, Eq. 18]"))
-
-
 # 10.4 -----------------------------------------------------------------------------------------------------
+# A product of three given numbers (rtol 1e-9 plus atol 0.01 for a value written with two decimals). Within
+# 5 % is "close" (for example the burn-in stays counted with a slightly different share).
+@numeric_exercise("10.4", "understand", "percentage points of acceptance that stays after burn-in contribute",
+                  expects="a number of percentage points (0-100)",
+                  rtol=1e-9, close_rtol=0.05, atol=0.01, close_atol=0.1, hints=_HINTS)
 def _stay_points(n_iter=1000, n_burnin=300, p_stay=0.6):
     return 100.0 * p_stay * (n_iter - n_burnin) / n_iter
 
 
-register(Exercise(
-    "10.4", "understand", "percentage points of acceptance that stays after burn-in contribute",
-    # A product of three given numbers (rtol 1e-9 plus atol 0.01 for a value written with two decimals). Within
-    # 5 % is "close" (for example the burn-in stays counted with a slightly different share).
-    grade=numeric(_stay_points, rtol=1e-9, atol=0.01, close_rtol=0.05, close_atol=0.1,
-                  hint_close="only the iterations after burn-in count, and every stay among them is accepted.",
-                  hint_wrong="answer in percentage points (0-100): the share of iterations after burn-in times "
-                             "the probability of a stay move there."),
-    expects="a number of percentage points (0-100)"))
-
-
 # 10.5 -----------------------------------------------------------------------------------------------------
+# Closed forms evaluated in double precision: any correct formula (expit, tanh, ...) agrees to 1e-10. atol
+# 0.005 in log10 (about 1 % of the gradient) accepts answers rounded to two decimals. Within 0.3 (a factor of
+# two) is "close": for example a distance rounded to 0.056 moves the h = 0.001 entry by 0.19.
+@numeric_exercise("10.5", "apply", "log10 of the soft-split gradient at the nearest grid value",
+                  expects="three numbers (base-10 logarithms)",
+                  rtol=0.0, close_rtol=1e-6, atol=0.005, close_atol=0.3, hints=_HINTS)
 def _log10_gradients():
     dist = 1.0 / 18.0
     out = []
@@ -109,36 +114,23 @@ def _log10_gradients():
     return np.array(out)
 
 
-register(Exercise(
-    "10.5", "apply", "log10 of the soft-split gradient at the nearest grid value",
-    # Closed forms evaluated in double precision: any correct formula (expit, tanh, ...) agrees to 1e-10. atol
-    # 0.005 in log10 (about 1 % of the gradient) accepts answers rounded to two decimals. Within 0.3 (a factor of
-    # two) is "close": for example a distance rounded to 0.056 moves the h = 0.001 entry by 0.19.
-    grade=numeric(_log10_gradients, rtol=0.0, atol=0.005, close_rtol=1e-6, close_atol=0.3,
-                  hint_close="use the exact distance 1/18 and psi(1 - psi)/h without rounding intermediate values.",
-                  hint_wrong="answer three numbers, log10 |dpsi/dtau| for h = 0.1, 0.01, 0.001 in that order, "
-                             "evaluated 1/18 away from the threshold."),
-    expects="three numbers (base-10 logarithms)"))
-
-
 # 10.6 -----------------------------------------------------------------------------------------------------
+# A closed form (rtol 1e-4 accepts four significant digits). Within 5 % is "close" (a rounded answer); halving
+# alpha itself instead of its odds gives 0.225, 22 % off (wrong).
+@numeric_exercise("10.6", "extend", "the root's effective alpha without the Dirichlet-multinomial constant",
+                  expects="a probability between 0 and 1", rtol=1e-4, close_rtol=0.05, hints=_HINTS)
 def _effective_alpha(alpha=0.45):
     odds = alpha / (2.0 * (1.0 - alpha))
     return odds / (1.0 + odds)
 
 
-register(Exercise(
-    "10.6", "extend", "the root's effective alpha without the Dirichlet-multinomial constant",
-    # A closed form (rtol 1e-4 accepts four significant digits). Within 5 % is "close" (a rounded answer); halving
-    # alpha itself instead of its odds gives 0.225, 22 % off (wrong).
-    grade=numeric(_effective_alpha, rtol=1e-4, close_rtol=0.05,
-                  hint_close="solve alpha' / (1 - alpha') = alpha / (2 (1 - alpha)) exactly.",
-                  hint_wrong="omitting the constant halves the prior *odds* alpha / (1 - alpha) of a root split; "
-                             "convert the halved odds back to a probability."),
-    expects="a probability between 0 and 1"))
-
-
 # 10.7 -----------------------------------------------------------------------------------------------------
+# Fixed data and a fixed grid: the computation is exact up to summation order. Standardising y with ddof=1
+# instead of 0 changes the answer by 0.25 %, so rtol 0.005 accepts either convention. Within 15 % is "close"
+# (for example leaf values not refitted at each threshold); the chapter's synthetic n = 60 and 800 values are
+# far off (wrong).
+@numeric_exercise("10.7", "extend", "random-walk acceptance of a VEC threshold on the MPEA hardness data",
+                  expects="a probability between 0 and 1", rtol=0.005, close_rtol=0.15, hints=_HINTS)
 def _mpea_random_walk_acceptance():
     from ..datasets import load_mpea
 
@@ -156,16 +148,3 @@ def _mpea_random_walk_acceptance():
     return float(np.mean(np.minimum(1.0, np.exp(loglik - loglik.max()))))
 
 
-register(Exercise(
-    "10.7", "extend", "random-walk acceptance of a VEC threshold on the MPEA hardness data",
-    # Fixed data and a fixed grid: the computation is exact up to summation order. Standardising y with ddof=1
-    # instead of 0 changes the answer by 0.25 %, so rtol 0.005 accepts either convention. Within 15 % is "close"
-    # (for example leaf values not refitted at each threshold); the chapter's synthetic n = 60 and 800 values are
-    # far off (wrong).
-    grade=numeric(_mpea_random_walk_acceptance, rtol=0.005, close_rtol=0.15,
-                  hint_close="refit both leaf means at every threshold, keep sigma = 1 on the standardised "
-                             "hardness, and average min(1, exp(loglik - max loglik)) over all 399 thresholds.",
-                  hint_wrong="scale VEC to [0, 1] with its min and max, standardise the hardness, and use the "
-                             "chapter's grid np.linspace(0.0025, 0.9975, 399); the answer is a mean acceptance "
-                             "probability (between 0 and 1)."),
-    expects="a probability between 0 and 1"))

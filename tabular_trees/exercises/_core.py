@@ -3,6 +3,7 @@
 An exercise knows how to *grade* an answer, not how to print it. Numeric reference answers are computed by
 the library when a student first checks (``reference`` is a function, cached per process), so reading a
 notebook reveals nothing; an answer that is a word or a choice is stored only as a salted SHA-256 digest.
+The chapter modules declare their exercises with :func:`numeric_exercise` and :func:`word_exercise`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 __all__ = ["CheckResult", "Exercise", "check", "exercise_ids", "describe", "register", "numeric", "choice",
-           "answer_digest"]
+           "answer_digest", "numeric_exercise", "exact_integers", "word_exercise"]
 
 LEVELS = ("understand", "apply", "extend")
 VERDICTS = ("right", "close", "wrong", "unanswered")
@@ -260,3 +261,72 @@ def choice(exercise_id, right, *, close=None, hint_wrong, options=None):
         return "wrong", "not right. Hint: " + hint_wrong
 
     return grade
+
+
+# ------------------------------------------------------------------------------------------ declaring exercises
+
+
+def numeric_exercise(exercise_id, level, title, *, expects, rtol, close_rtol, atol=0.0, close_atol=None, hints):
+    """Declare a numeric exercise whose reference answer the decorated function computes.
+
+    The decorator registers ``Exercise(exercise_id, level, title, numeric(function, ...), expects=expects)``
+    and returns the function unchanged, so a chapter module states each exercise once, above the function
+    that computes its reference. The tolerances mean what they mean for :class:`numeric`; ``hints`` is the
+    chapter's table ``{exercise_id: (hint when close, hint when wrong)}``, where the student-facing text of
+    all its exercises is kept together.
+
+    Examples
+    --------
+    >>> from tabular_trees.exercises import _core
+    >>> hints = {"99.1": ("keep more digits.", "multiply.")}
+    >>> @numeric_exercise("99.1", "apply", "twice two", expects="a number", rtol=1e-9, close_rtol=0.1, hints=hints)
+    ... def _four():
+    ...     return 2.0 * 2.0
+    >>> _core.check("99.1", 4).verdict, _core.check("99.1", 4.2).verdict, _core.check("99.1", 5).message
+    ('right', 'close', 'not right. Hint: multiply.')
+    >>> del _core._REGISTRY["99.1"]  # the example's exercise is not one of the book's
+    """
+    if exercise_id not in hints:
+        raise ValueError(f"hints has no entry for exercise {exercise_id}; add {exercise_id!r}: (hint when close, "
+                         "hint when wrong) to the chapter's table.")
+    hint_close, hint_wrong = hints[exercise_id]
+    grading = dict(rtol=rtol, close_rtol=close_rtol, atol=atol, close_atol=close_atol, hint_close=hint_close,
+                   hint_wrong=hint_wrong)
+
+    def declare(reference):
+        register(Exercise(exercise_id, level, title, numeric(reference, **grading), expects=expects))
+        return reference
+
+    return declare
+
+
+def exact_integers(close_by=1):
+    """Tolerances for an answer made of integers: right only when exact, close within ``close_by`` of each.
+
+    Pass them on with ``**exact_integers(...)`` to :func:`numeric_exercise` (``atol=0.01`` accepts an integer
+    written as a float; ``close_rtol`` must exceed ``rtol`` and plays no part).
+
+    Examples
+    --------
+    >>> exact_integers(close_by=2)
+    {'rtol': 0.0, 'close_rtol': 1e-09, 'atol': 0.01, 'close_atol': 2.0}
+    """
+    return {"rtol": 0.0, "close_rtol": 1e-9, "atol": 0.01, "close_atol": float(close_by)}
+
+
+def word_exercise(exercise_id, level, title, *, expects, right, close=None, hint_wrong, options=None):
+    """Declare and register an exercise whose answer is a word or an option, stored as salted digests.
+
+    ``right`` and the keys of ``close`` are :func:`answer_digest` values; see :func:`choice` for the grading.
+
+    Examples
+    --------
+    >>> from tabular_trees.exercises import _core
+    >>> ex = word_exercise("99.2", "understand", "a colour", expects="a word", right=answer_digest("99.2", "red"),
+    ...                    hint_wrong="think of a ripe tomato.")
+    >>> _core.check("99.2", " Red ").verdict, _core.check("99.2", "blue").message
+    ('right', 'not right. Hint: think of a ripe tomato.')
+    >>> del _core._REGISTRY["99.2"]  # the example's exercise is not one of the book's
+    """
+    grade = choice(exercise_id, right, close=close, hint_wrong=hint_wrong, options=options)
+    return register(Exercise(exercise_id, level, title, grade, expects=expects))

@@ -111,8 +111,7 @@ def effective_sample_size(x):
     Parameters
     ----------
     x : array-like of shape (n_chains, n_draws) or (n_draws,)
-        Draws of one real scalar quantity (at least 4 per chain), finite; complex draws raise a
-        ``TypeError``.
+        The draws, as for :func:`split_rhat`.
 
     Returns
     -------

@@ -448,13 +448,8 @@ class BayesianTreeClassifier(ClassifierMixin, _BayesianTreeBase):
         return self
 
     def sample_predict_proba(self, X, sample=None):
-        """Class probabilities of posterior samples.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        sample : int or None, default=None
-            Index of one kept sample (into ``trees_``), or ``None`` for all of them.
+        """Class probabilities of posterior samples (``X`` and ``sample`` as in
+        :meth:`BayesianTreeRegressor.sample_predictions`).
 
         Returns
         -------

@@ -25,6 +25,14 @@ CHAPTERS = [p for p in NOTEBOOKS if p.name[:2].isdigit() and 1 <= int(p.name[:2]
 CONVERTED = CHAPTERS
 # Chapters written with graded, self-checked exercises (tabular_trees.exercises).
 SELF_CHECKED = CHAPTERS
+# Each research chapter's "Reproduction notes" page (Reference part): the authors' code, protocol details,
+# machine limits and test tolerances behind the chapter. Its figures keep the chapter's number (fig-chN-...).
+REPRODUCTION_NOTES = {
+    "08_tree_ntk": "12_ntk_reproduction_notes",
+    "09_decision_tree_embedding": "13_dte_reproduction_notes",
+    "10_bayesian_trees": "14_bayes_reproduction_notes",
+}
+NOTES_CHAPTER = {notes: int(chapter[:2]) for chapter, notes in REPRODUCTION_NOTES.items()}
 CHECK_CALL = re.compile(r'^check\("(?P<id>\d+\.\d+)", (?P<name>answer_\w+)\)$')
 sys.path.insert(0, str(ROOT / "tools"))
 import book_ext  # noqa: E402
@@ -162,7 +170,7 @@ def _figure_problems(name, cells):
     or more), a ``mystnb.figure.name`` of the form ``fig-chN-words`` that is unique in the chapter, and
     ``mystnb.image.alt`` that describes the picture (several words, not a file name).
     """
-    chapter = int(name[:2])
+    chapter = NOTES_CHAPTER.get(Path(name).stem, int(name[:2]))
     problems, names = [], set()
     for i, cell in enumerate(cells):
         if cell["cell_type"] != "code":
@@ -196,12 +204,6 @@ def _figure_problems(name, cells):
         if len(alt.split()) < 8 or re.search(r"\.(?:png|svg|jpe?g|pdf)\b", alt, re.IGNORECASE):
             problems.append(f"{where}: mystnb.image.alt should describe the picture for a reader who cannot see it")
     return problems
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_every_figure_has_a_name_a_caption_and_alt_text(path):
-    problems = _figure_problems(path.name, _cells(path))
-    assert not problems, "\n".join(problems)
 
 
 def test_figure_rule_catches_missing_and_incomplete_metadata():
@@ -340,7 +342,8 @@ def test_every_glossary_link_names_a_defined_term():
 
 
 # Chapters whose first screen is clean: the first visible code cell holds imports and `use_book_style(...)` only.
-CLEAN_FIRST_SCREEN = CHAPTERS
+# Chapters and their reproduction-notes pages open with imports and use_book_style() only.
+CLEAN_FIRST_SCREEN = CHAPTERS + [ROOT / "book" / f"{n}.ipynb" for n in REPRODUCTION_NOTES.values()]
 
 
 def _first_screen_problems(name, cells):
@@ -363,12 +366,6 @@ def _first_screen_problems(name, cells):
     if calls != 1:
         problems.append(f"{name}: the first code cell must call use_book_style() once (it calls it {calls} times)")
     return problems
-
-
-@pytest.mark.parametrize("path", CLEAN_FIRST_SCREEN, ids=lambda p: p.name)
-def test_first_visible_code_cell_holds_imports_and_the_book_style_only(path):
-    problems = _first_screen_problems(path.name, _cells(path))
-    assert not problems, "\n".join(problems)
 
 
 def test_first_screen_rule_catches_plumbing():
@@ -425,3 +422,45 @@ def test_pdf_structure_check_accepts_parts_and_chapters_and_refuses_the_flattene
     assert check_pdf.structure_problems(check_pdf.contents_lines(good), misplaced) == [
         "'Boosting' is not a chapter of the part 'Reference' in the contents"]
     assert [caption for caption, _ in check_pdf.toc_parts()] == ["Foundations", "Research frontiers", "Reference"]
+
+
+def _toc_parts():
+    """``{caption: [file, ...]}`` of ``_toc.yml``."""
+    parts, caption = {}, None
+    for line in (ROOT / "_toc.yml").read_text(encoding="utf-8").splitlines():
+        if m := re.match(r"\s*- caption:\s*(.+)", line):
+            caption = m.group(1).strip()
+            parts[caption] = []
+        elif (m := re.match(r"\s*- file:\s*(\S+)", line)) and caption:
+            parts[caption].append(m.group(1))
+    return parts
+
+
+@pytest.mark.parametrize("chapter", sorted(REPRODUCTION_NOTES))
+def test_research_chapter_links_its_reproduction_notes_page(chapter):
+    """Issue 24: the notes page exists, sits in the Reference part, and chapter and notes link each other."""
+    notes = REPRODUCTION_NOTES[chapter]
+    path = ROOT / "book" / f"{notes}.ipynb"
+    assert path.is_file(), f"{notes}.ipynb is missing"
+    assert f"book/{notes}" in _toc_parts()["Reference"], f"{notes} must be listed in the Reference part of _toc.yml"
+    chapter_text = "".join("".join(c["source"]) for c in _cells(ROOT / "book" / f"{chapter}.ipynb")
+                           if c["cell_type"] == "markdown")
+    notes_cells = _cells(path)
+    notes_text = "".join("".join(c["source"]) for c in notes_cells if c["cell_type"] == "markdown")
+    assert re.search(rf"\{{doc\}}`[^`]*{notes}>?`", chapter_text), f"{chapter} does not link {notes}"
+    assert re.search(rf"\{{doc\}}`[^`]*{chapter}>?`", notes_text), f"{notes} does not link back to {chapter}"
+    assert "".join(notes_cells[0]["source"]).startswith("# Reproduction notes"), notes
+    assert any("remove-cell" in _tags(c) and "assert" in "".join(c["source"]) for c in notes_cells), (
+        f"{notes} has no hidden check")
+
+
+# Rules every page of a set must satisfy: each figure has a name, a caption and alt text (every notebook); the
+# first visible code cell holds imports and the book style only (chapters and reproduction notes).
+PAGE_RULES = {"figures": (_figure_problems, NOTEBOOKS), "first_screen": (_first_screen_problems, CLEAN_FIRST_SCREEN)}
+
+
+@pytest.mark.parametrize("rule, path", [(rule, path) for rule, (_, paths) in PAGE_RULES.items() for path in paths],
+                         ids=lambda v: v.name if isinstance(v, Path) else v)
+def test_page_follows_rule(rule, path):
+    problems = PAGE_RULES[rule][0](path.name, _cells(path))
+    assert not problems, "\n".join(problems)

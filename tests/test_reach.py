@@ -24,6 +24,7 @@ def _load_exporter():
 
 
 export_notebooks = _load_exporter()
+STUDENT_CHAPTERS = [p for p in CHAPTERS if not p.stem.endswith(export_notebooks.NOTES_SUFFIX)]
 
 
 def _source(cell):
@@ -104,8 +105,7 @@ def exported(tmp_path_factory):
 
 def test_every_chapter_is_exported(exported):
     """One student copy per chapter; the reproduction-notes pages (reference pages, no exercises) get none."""
-    chapters = [p.name for p in CHAPTERS if not p.stem.endswith(export_notebooks.NOTES_SUFFIX)]
-    assert sorted(exported) == chapters
+    assert sorted(exported) == [p.name for p in STUDENT_CHAPTERS]
 
 
 def test_copies_are_valid_notebooks_with_unique_cell_ids(exported):
@@ -150,7 +150,7 @@ def _solution_code(path):
 
 def test_copies_contain_no_solution_and_no_hidden_check(exported):
     n_hidden = 0
-    for path in CHAPTERS:
+    for path in STUDENT_CHAPTERS:
         code = [_source(c).strip() for c in exported[path.name]["cells"] if c["cell_type"] == "code"]
         for hidden in _solution_code(path):
             n_hidden += 1

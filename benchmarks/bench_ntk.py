@@ -26,9 +26,11 @@ write-only array in alternating order (see the ``.md``).
 The thread counts (numba, BLAS) are those of the environment and are recorded; the record in
 the package was made with ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1``.
 
-Usage: ``python benchmarks/bench_ntk.py [--quick] [--authors-kernels K]``; writes
+Usage: ``python benchmarks/bench_ntk.py [--quick] [--authors-kernels K] [--no-write]``; writes
 ``tabular_trees/_recorded/ntk.json`` and ``benchmarks/results/ntk.md``. ``--quick`` uses the first
-200 boards (written as ``ntk_quick``).
+200 boards (written as ``ntk_quick``); ``--no-write`` only prints (to compare two versions of the
+library: ``PYTHONPATH=<other checkout> python benchmarks/bench_ntk.py --quick --no-write``). The machine
+description, the timing wrapper and the output folders come from ``benchmarks/harness.py``.
 """
 
 from __future__ import annotations
@@ -36,20 +38,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import time
-from pathlib import Path
 
 import numba
 import numpy as np
+from harness import RECORDED, RESULTS, machine_description, timed
 
 from tabular_trees import ntk
-from tabular_trees.ntk_reference import per_kernel_loop
 from tabular_trees.datasets import make_tic_tac_toe
+from tabular_trees.ntk_reference import per_kernel_loop
 
 ALPHA, BETA = 2.0, 0.5
-RESULTS = Path(__file__).resolve().parent / "results"
-RECORDED = Path(__file__).resolve().parents[1] / "tabular_trees" / "_recorded"  # .json the book reads (package data)
 
 
 def numpy_bank(X, feature_sets, alpha=ALPHA, beta=BETA):
@@ -91,17 +89,6 @@ def _blas_threads():
     return max((i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"), default=None)
 
 
-def best_of(fn, repeats):
-    times = []
-    res = None
-    for _ in range(repeats):
-        res = None
-        t0 = time.perf_counter()
-        res = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), res
-
-
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="use 200 boards instead of 958")
@@ -110,7 +97,10 @@ def main(argv=None):
                    help="touch this much fresh memory once before timing and report the time (see the module docstring)")
     p.add_argument("--authors-kernels", type=int, default=129,
                    help="time the authors' per-kernel loop on the first K kernels only and extrapolate")
+    p.add_argument("--no-write", action="store_true",
+                   help="print the results only; write neither the recorded JSON nor the results page")
     args = p.parse_args(argv)
+    machine = machine_description()
 
     X, _ = make_tic_tac_toe(standardize=True)
     if args.quick:
@@ -122,19 +112,19 @@ def main(argv=None):
           f"= {np.prod(shape) * 8 / 1e9:.2f} GB; numba threads = {numba.get_num_threads()}")
 
     # compile (reported separately; cache=True makes later runs load from disk)
-    t0 = time.perf_counter()
-    ntk.kernel_bank(X[:3], feature_sets=sets)
-    _write_constant(np.empty((1, 2, 2)))
-    compile_s = time.perf_counter() - t0
+    def compile_all():
+        ntk.kernel_bank(X[:3], feature_sets=sets)
+        _write_constant(np.empty((1, 2, 2)))
+
+    compile_s = timed(compile_all)[1]
 
     # On this project's VMs the first touch of guest memory that the host has not backed is slow (seconds per
     # GB). We measure it once here; it is a cost of the VM, not of any implementation.
-    t0 = time.perf_counter()
-    if args.prefault_gb > 0:
-        scratch = np.empty(int(args.prefault_gb * 1e9 / 8))
-        scratch.fill(0.0)
-        del scratch
-    prefault_s = time.perf_counter() - t0
+    def prefault():
+        if args.prefault_gb > 0:
+            np.empty(int(args.prefault_gb * 1e9 / 8)).fill(0.0)
+
+    prefault_s = timed(prefault)[1]
 
     # the measurements are interleaved (one of each per round, best over rounds) so that a
     # busy machine affects the bank and the write-only floor alike
@@ -149,8 +139,11 @@ def main(argv=None):
         a = np.empty(shape)
         a.fill(1.0)
 
+    def fresh_bank():  # the result is dropped inside the timed call, as the write-only floors drop theirs
+        ntk.kernel_bank(X, feature_sets=sets, mode="AAA", alpha=ALPHA, beta=BETA)
+
     timers = {
-        "bank": lambda: ntk.kernel_bank(X, feature_sets=sets, mode="AAA", alpha=ALPHA, beta=BETA),
+        "bank": fresh_bank,
         "bank_out": lambda: ntk.kernel_bank(X, feature_sets=sets, out=buf),
         "write": fresh_write,
         "write_pre": lambda: _write_constant(buf),
@@ -159,15 +152,11 @@ def main(argv=None):
     best = {k: np.inf for k in timers}
     for _ in range(args.repeats):
         for key, fn in timers.items():
-            t0 = time.perf_counter()
-            fn()
-            best[key] = min(best[key], time.perf_counter() - t0)
+            best[key] = min(best[key], timed(fn)[1])
     t_bank, t_bank_out, t_write, t_write_pre, t_fill = (best[k] for k in timers)
     B = ntk.kernel_bank(X, feature_sets=sets, out=buf)  # buf was overwritten by the write-only timer
 
-    t0 = time.perf_counter()
-    B_ref = numpy_bank(X, sets)
-    t_numpy = time.perf_counter() - t0
+    B_ref, t_numpy = timed(numpy_bank, X, sets)
     max_abs_diff = float(np.abs(B - B_ref).max())
     del B_ref
 
@@ -180,26 +169,21 @@ def main(argv=None):
     bank_during, bank_out_during, write_during, bank_first = [], [], [], []
     chunk = max(1, -(-n_auth // 8))
     for k in range(n_auth):
-        t0 = time.perf_counter()
-        authors_kernels.append(per_kernel_loop(X, sets[k], mode="AAA", alpha=ALPHA, beta=BETA))
-        per_kernel_s.append(time.perf_counter() - t0)
+        K_k, seconds = timed(per_kernel_loop, X, sets[k], mode="AAA", alpha=ALPHA, beta=BETA)
+        authors_kernels.append(K_k)
+        per_kernel_s.append(seconds)
         rel_diff_authors = max(rel_diff_authors, float(np.abs(authors_kernels[-1] - B[k]).max() / np.abs(B[k]).max()))
         if (k + 1) % chunk == 0 or k + 1 == n_auth:
             # alternate which fresh allocation comes first after a chunk: the first one may land on memory the
             # VM has to back again (see above), the second reuses what the first just freed
             first_is_bank = len(bank_during) % 2 == 0
             for what in (("bank", "write") if first_is_bank else ("write", "bank")):
-                t0 = time.perf_counter()
                 if what == "bank":
-                    ntk.kernel_bank(X, feature_sets=sets, mode="AAA", alpha=ALPHA, beta=BETA)
-                    bank_during.append(time.perf_counter() - t0)
+                    bank_during.append(timed(timers["bank"])[1])
                     bank_first.append(first_is_bank)
                 else:
-                    fresh_write()
-                    write_during.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            ntk.kernel_bank(X, feature_sets=sets, out=buf)
-            bank_out_during.append(time.perf_counter() - t0)
+                    write_during.append(timed(fresh_write)[1])
+            bank_out_during.append(timed(timers["bank_out"])[1])
     t_bank_med, t_bank_out_med = float(np.median(bank_during)), float(np.median(bank_out_during))
     bank_first_s = [t for t, f in zip(bank_during, bank_first) if f]
     bank_second_s = [t for t, f in zip(bank_during, bank_first) if not f]
@@ -213,8 +197,9 @@ def main(argv=None):
         "n_kernels": len(sets),
         "output_gb": float(np.prod(shape) * 8 / 1e9),
         "threads": int(numba.get_num_threads()),
-        "cpu_count": os.cpu_count(),
-        "machine": platform.platform(),
+        "cpu_count": machine["logical_cpus"],
+        "machine": machine["platform"],
+        "machine_description": machine,
         "compile_s": compile_s,
         "kernel_bank_s": t_bank,
         "kernel_bank_into_out_s": t_bank_out,
@@ -280,6 +265,8 @@ def main(argv=None):
         f"max rel |bank - authors' loop|  : {rel_diff_authors:.2e}",
     ]
     print("\n".join(lines))
+    if args.no_write:
+        return res
     RESULTS.mkdir(parents=True, exist_ok=True)
     name = "ntk_quick" if args.quick else "ntk"
     (RECORDED / f"{name}.json").write_text(json.dumps(res, indent=2) + "\n")
@@ -288,7 +275,7 @@ def main(argv=None):
         "",
         f"All {len(sets)} AAA oblivious-tree kernels (feature sets of size 1-3) on tic-tac-toe, "
         f"n = {n}, alpha = {ALPHA}, beta = {BETA}; {res['threads']} numba thread(s), BLAS threads "
-        f"{res['blas_threads']}; {os.cpu_count()} CPUs. `kernel_bank` and the write-only floors: best of "
+        f"{res['blas_threads']}; {res['cpu_count']} CPUs. `kernel_bank` and the write-only floors: best of "
         "{args.repeats} interleaved runs; the authors' loop and the NumPy baseline: one run. All rows come from "
         f"one process. Produced by `{res['command']}`; the JSON is `tabular_trees/_recorded/{name}.json`.",
         "",

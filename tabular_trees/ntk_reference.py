@@ -59,6 +59,15 @@ def per_kernel_loop(X, features, *, mode="AAA", alpha=2.0, beta=0.5):
     -------
     K : ndarray of shape (n_samples, n_samples)
         Equal (to rounding) to ``ntk.oblivious_ntk(X, features=features, mode=mode, alpha=alpha, beta=beta)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tabular_trees import ntk
+    >>> X = np.random.default_rng(0).normal(size=(5, 3))
+    >>> K = per_kernel_loop(X, (0, 2))
+    >>> bool(np.allclose(K, ntk.oblivious_ntk(X, features=(0, 2)), rtol=1e-12, atol=0))
+    True
     """
     X = as_float_matrix(X, "X")
     mode = check_option(mode, "mode", ("AAA", "AAI"))
@@ -91,5 +100,13 @@ def per_kernel_loop(X, features, *, mode="AAA", alpha=2.0, beta=0.5):
 
 
 def per_kernel_loop_bank(X, feature_sets, *, mode="AAA", alpha=2.0, beta=0.5):
-    """:func:`per_kernel_loop` for each feature set, collected in a list (as the authors' notebook does)."""
+    """:func:`per_kernel_loop` for each feature set, collected in a list (as the authors' notebook does).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(5, 3))
+    >>> [K.shape for K in per_kernel_loop_bank(X, [(0,), (1, 2)], mode="AAI")]
+    [(5, 5), (5, 5)]
+    """
     return [per_kernel_loop(X, feats, mode=mode, alpha=alpha, beta=beta) for feats in feature_sets]

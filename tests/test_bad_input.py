@@ -762,3 +762,46 @@ def test_boosting_and_soft_tree_inputs_are_named(case):
     with pytest.raises((ValueError, TypeError)) as info:
         call()
     assert re.search(rf"\b{re.escape(what)}\b", str(info.value)), f"{case}: {info.value}"
+
+
+# ----------------------------------------------------------------------------- NTK: one validation path
+# Issue 25: the NTK functions validate through _validation's plain-function path (as_float_matrix,
+# as_kernel_matrix, as_finite_array); each bad argument is named, and generators check at call time.
+def _ntk_validation_cases():
+    from tabular_trees import ntk
+
+    Xn = np.random.default_rng(3).normal(size=(6, 3))  # its own generator: RNG stays as other tests expect
+    H = ntk.oblique_ntk(Xn, depth=2)
+    fs = [(0,), (1, 2)]
+    return {
+        "kernel_bank-Y-columns": (lambda: ntk.kernel_bank(Xn, Xn[:, :2], feature_sets=fs), "Y"),
+        "oblique_ntk-Y-strings": (lambda: ntk.oblique_ntk(Xn, np.full((2, 3), "a"), depth=2), "Y"),
+        "iter_kernel_bank-dtype-at-call": (lambda: ntk.iter_kernel_bank(Xn, feature_sets=fs, dtype=np.int64), "dtype"),
+        "iter_kernel_bank-chunk_size-string-at-call": (
+            lambda: ntk.iter_kernel_bank(Xn, feature_sets=fs, chunk_size="4"), "chunk_size"),
+        "iter_kernel_bank-X-strings-at-call": (
+            lambda: ntk.iter_kernel_bank(np.full((6, 3), "a"), feature_sets=fs), "X"),
+        "weighted_kernel_sum-weights-None": (lambda: ntk.weighted_kernel_sum(Xn, feature_sets=fs, weights=None),
+                                             "weights"),
+        "weighted_kernel_sum-weights-2d": (
+            lambda: ntk.weighted_kernel_sum(Xn, feature_sets=fs, weights=[[0.5, 0.5]]), "weights"),
+        "mixture_ntk-weights-nan": (
+            lambda: ntk.mixture_ntk(Xn, architectures=[[(0,)], [(1,)]], weights=[np.nan, 1.0]), "weights"),
+        "ntk_trajectory-y-length": (lambda: ntk.ntk_trajectory(H, H, np.ones(4), learning_rate=0.1, steps=[1]), "y"),
+        "ntk_trajectory-y-nan": (
+            lambda: ntk.ntk_trajectory(H, H, np.full(6, np.nan), learning_rate=0.1, steps=[1]), "y"),
+        "ntk_trajectory-steps-nan": (
+            lambda: ntk.ntk_trajectory(H, H, np.ones(6), learning_rate=0.1, steps=[np.nan]), "steps"),
+        "ntk_trajectory-steps-negative": (
+            lambda: ntk.ntk_trajectory(H, H, np.ones(6), learning_rate=0.1, steps=[-1.0]), "steps"),
+        "ntk_trajectory-H_eval-strings": (
+            lambda: ntk.ntk_trajectory(H, np.full((2, 6), "a"), np.ones(6), learning_rate=0.1, steps=[1]), "H_eval"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_ntk_validation_cases()))
+def test_ntk_inputs_are_named(case):
+    call, what = _ntk_validation_cases()[case]
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert re.search(rf"\b{re.escape(what)}\b", str(info.value)), f"{case}: {info.value}"

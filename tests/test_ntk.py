@@ -314,3 +314,31 @@ def test_bank_with_discrete_and_continuous_features(mode):
         B = ntk.kernel_bank(A, B_, feature_sets=sets, mode=mode)
         for k, fs in enumerate(sets):
             assert np.allclose(B[k], ntk.oblivious_ntk(A, B_, features=fs, mode=mode), rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------ structure (issue 25)
+def test_compiled_code_takes_records_and_lives_in_the_kernel_module():
+    """numba functions only in ntk._kernels, each cached and with at most 10 parameters; Python ones at most 12."""
+    import importlib
+    import inspect
+
+    from numba.core.registry import CPUDispatcher
+
+    for name in ("_kernels", "_closed_form", "_bank", "_trajectory"):
+        mod = importlib.import_module(f"tabular_trees.ntk.{name}")
+        for fname, f in vars(mod).items():
+            if isinstance(f, CPUDispatcher):
+                assert name == "_kernels", f"compiled {fname} outside tabular_trees.ntk._kernels"
+                assert len(inspect.signature(f.py_func).parameters) <= 10, fname
+                assert f._cache.__class__.__name__ != "NullCache", f"{fname} lacks cache=True"
+            elif inspect.isfunction(f) and f.__module__ == mod.__name__:
+                assert len(inspect.signature(f).parameters) <= 12, fname
+
+
+def test_public_names_are_the_package_face():
+    """Every public name is importable from tabular_trees.ntk and documented by its __all__."""
+    import tabular_trees.ntk as face
+
+    assert {"oblique_ntk", "oblivious_ntk", "axis_aligned_ntk", "kernel_bank"} <= set(face.__all__)
+    for name in face.__all__:
+        assert callable(getattr(face, name)), name

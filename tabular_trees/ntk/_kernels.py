@@ -4,6 +4,13 @@ Every function here takes only validated, C-contiguous float64 / int64 arrays an
 scalars; the public wrappers in :mod:`tabular_trees.ntk` check shapes, finiteness
 and index ranges before calling them.
 
+The bank kernels take three records (named tuples, built once per call by the Python
+wrapper; numba compiles them as tuples of typed fields):
+
+* :class:`BankData` — the inputs ``X``, ``Y`` and the packed feature sets;
+* :class:`Settings` — ``aai`` (the AAI mode), ``alpha`` and ``beta``;
+* :class:`LookupTable` — the per-feature tables of the terms on distinct values.
+
 The fused kernel bank computes, for one row ``i`` of ``X`` at a time (rows are
 distributed over threads with ``prange``), the per-feature node expectations
 ``T_s(x_i, y_j)`` and ``Sigma_s(x_i, y_j) * Tdot_s(x_i, y_j)`` for *every* feature
@@ -15,9 +22,23 @@ row from those shared terms. Nothing of size ``n_features * n * m`` is ever stor
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numba
 import numpy as np
+
+#: The data of a bank: ``X`` (n, F) and ``Y`` (m, F) float64, ``sets`` (K, Dmax) int64 feature
+#: indices (padded) and ``lens`` (K,) int64 depths.
+BankData = namedtuple("BankData", ["X", "Y", "sets", "lens"])
+
+#: The kernel's settings: ``aai`` selects Sigma = <x, y> + beta^2 (AAI) instead of x_s y_s + beta^2 (AAA).
+Settings = namedtuple("Settings", ["aai", "alpha", "beta"])
+
+#: Per-feature tables of T and G (Sigma*Tdot for AAA, Tdot for AAI) on the distinct values of a feature.
+#: ``use`` (F,) bool flags the features that have one; ``cx`` (n, F) / ``cy`` (m, F) int64 are the codes
+#: of the rows' values; the table of feature ``s`` starts at ``offsets[s]`` in the flat ``T`` and ``G`` and
+#: has ``ny[s]`` columns (the distinct values of ``Y[:, s]``).
+LookupTable = namedtuple("LookupTable", ["use", "cx", "cy", "offsets", "ny", "T", "G"])
 
 _INV_2PI = 1.0 / (2.0 * math.pi)
 _INV_PI = 1.0 / math.pi
@@ -134,14 +155,18 @@ def _oblivious_value(Trow, Grow, sets, lens, k, j):
 
 
 @numba.njit(cache=True, inline="always")
-def _row_terms(X, Y, i, a2, b2, inv_sx, inv_sy, aai, dot_row, use_tab, cx, cy, tab_off, tab_ny, tab_T, tab_G,
-               Trow, Grow):
-    """Fill the per-feature buffers for row i: Trow[s, j] = T_s, Grow[s, j] = Sigma_s * Tdot_s.
+def _row_terms(data, table, scales, aai, i, Trow, Grow, dot_row):
+    """Fill the per-feature buffers for row i: ``Trow[s, j] = T_s``, ``Grow[s, j] = Sigma_s * Tdot_s``.
 
-    Features flagged in ``use_tab`` have few distinct values: their terms are gathered from
-    tables precomputed on the distinct values (``tab_G`` holds Sigma*Tdot for AAA and Tdot for AAI).
-    For AAI, ``dot_row`` (scratch of length m) receives Sigma = <x_i, y_j> + beta^2 first.
+    ``scales`` is :func:`_scales`' ``(a2, b2, inv_sx, inv_sy)``. Features flagged in ``table.use``
+    have few distinct values: their terms are gathered from the :class:`LookupTable` (``G`` holds
+    Sigma*Tdot for AAA and Tdot for AAI). For AAI, ``dot_row`` (scratch of length m) receives
+    Sigma = <x_i, y_j> + beta^2 first. The caller allocates the buffers in its own loop body: the
+    compiled loops are a few per cent slower when the arrays come back from an inlined function.
     """
+    X, Y = data.X, data.Y
+    a2, b2, inv_sx, inv_sy = scales
+    use_tab, cx, cy, tab_off, tab_ny, tab_T, tab_G = table
     F = X.shape[1]
     m = Y.shape[0]
     c_tdot = a2 * _INV_PI
@@ -231,50 +256,54 @@ def _inv_sqrt_terms(X, a2, b2):
     return out
 
 
+@numba.njit(cache=True)
+def _scales(data, settings):
+    """``(alpha^2, beta^2, 1/sqrt(alpha^2 (x^2 + beta^2) + 1/2) for X and for Y)``, shared by all rows."""
+    a2 = settings.alpha * settings.alpha
+    b2 = settings.beta * settings.beta
+    return a2, b2, _inv_sqrt_terms(data.X, a2, b2), _inv_sqrt_terms(data.Y, a2, b2)
+
+
 @numba.njit(cache=True, parallel=True)
-def oblivious_bank(X, Y, sets, lens, k_start, k_stop, aai, alpha, beta, use_tab, cx, cy, tab_off, tab_ny, tab_T,
-                   tab_G, out):
+def oblivious_bank(data, settings, table, k_start, k_stop, out):
     """Kernels ``k_start..k_stop-1`` of an oblivious-tree bank into ``out`` (k_stop-k_start, n, m).
 
-    ``sets`` (K, Dmax) int64 holds feature indices (padded), ``lens`` (K,) the depths.
-    ``aai`` selects Sigma = <x, y> + beta^2 (AAI) instead of x_s y_s + beta^2 (AAA).
-    ``out`` may be float64 or float32.
+    ``data`` is a :class:`BankData`, ``settings`` a :class:`Settings`, ``table`` a
+    :class:`LookupTable`. ``out`` may be float64 or float32.
     """
-    n, F = X.shape
-    m = Y.shape[0]
-    a2 = alpha * alpha
-    b2 = beta * beta
-    inv_sx = _inv_sqrt_terms(X, a2, b2)
-    inv_sy = _inv_sqrt_terms(Y, a2, b2)
+    scales = _scales(data, settings)
+    aai = settings.aai
+    n, F = data.X.shape
+    m = data.Y.shape[0]
     for i in numba.prange(n):
+        # the row buffers are allocated here, in the loop body, and filled by the inlined _row_terms
         Trow = np.empty((F, m))
         Grow = np.empty((F, m))
         dot_row = np.empty(m)
-        _row_terms(X, Y, i, a2, b2, inv_sx, inv_sy, aai, dot_row, use_tab, cx, cy, tab_off, tab_ny, tab_T, tab_G,
-                   Trow, Grow)
-        _row_kernels(Trow, Grow, sets, lens, k_start, k_stop, out, i)
+        _row_terms(data, table, scales, aai, i, Trow, Grow, dot_row)
+        _row_kernels(Trow, Grow, data.sets, data.lens, k_start, k_stop, out, i)
 
 
 @numba.njit(cache=True, parallel=True)
-def oblivious_weighted_sum(X, Y, sets, lens, weights, aai, alpha, beta, use_tab, cx, cy, tab_off, tab_ny, tab_T,
-                           tab_G, out):
-    """``out[i, j] = sum_k weights[k] * K_k[i, j]`` without storing any K_k."""
-    n, F = X.shape
-    m = Y.shape[0]
-    K = sets.shape[0]
-    a2 = alpha * alpha
-    b2 = beta * beta
-    inv_sx = _inv_sqrt_terms(X, a2, b2)
-    inv_sy = _inv_sqrt_terms(Y, a2, b2)
+def oblivious_weighted_sum(data, settings, table, weights, out):
+    """``out[i, j] = sum_k weights[k] * K_k[i, j]`` without storing any K_k (records as :func:`oblivious_bank`).
+
+    The row loop is :func:`oblivious_bank`'s; it is written out again rather than shared (for example
+    through one kernel with a store-or-sum switch) because every shared form measured 2-6 % slower.
+    """
+    scales = _scales(data, settings)
+    aai = settings.aai
+    sets, lens = data.sets, data.lens
+    n, F = data.X.shape
+    m = data.Y.shape[0]
     for i in numba.prange(n):
         Trow = np.empty((F, m))
         Grow = np.empty((F, m))
         dot_row = np.empty(m)
-        _row_terms(X, Y, i, a2, b2, inv_sx, inv_sy, aai, dot_row, use_tab, cx, cy, tab_off, tab_ny, tab_T, tab_G,
-                   Trow, Grow)
+        _row_terms(data, table, scales, aai, i, Trow, Grow, dot_row)
         for j in range(m):
             out[i, j] = 0.0
-        for k in range(K):
+        for k in range(sets.shape[0]):
             w = weights[k]
             if w == 0.0:
                 continue

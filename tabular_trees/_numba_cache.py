@@ -1,9 +1,9 @@
 """Key numba's on-disk cache on the whole package's sources, so an upgrade never runs stale machine code.
 
 numba's ``cache=True`` stamps each cached function with its *own* source file only. A compiled
-call chain that crosses files (``bayes/posterior.py`` inlines ``bayes/soft_tree._sigmoid``, and
-``bayes/nuts.py`` calls into ``posterior.py``) therefore keeps the old machine code after an
-upgrade or a ``git pull`` that changed only the callee's file.
+call chain that crosses files (``bayes/_nuts_kernels.py`` calls into ``bayes/_posterior_kernels.py``,
+which calls the stick-breaking kernels of ``bayes/_simplex.py``) therefore keeps the old machine code
+after an upgrade or a ``git pull`` that changed only the callee's file.
 
 This module, imported first by :mod:`tabular_trees`, puts in front of numba's cache locators one
 subclass of each of them that answers only for files of this package and returns, as the source

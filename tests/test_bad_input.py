@@ -756,14 +756,6 @@ def _boosting_soft_tree_cases():
     }
 
 
-@pytest.mark.parametrize("case", sorted(_boosting_soft_tree_cases()))
-def test_boosting_and_soft_tree_inputs_are_named(case):
-    call, what = _boosting_soft_tree_cases()[case]
-    with pytest.raises((ValueError, TypeError)) as info:
-        call()
-    assert re.search(rf"\b{re.escape(what)}\b", str(info.value)), f"{case}: {info.value}"
-
-
 # ----------------------------------------------------------------------------- NTK: one validation path
 # Issue 25: the NTK functions validate through _validation's plain-function path (as_float_matrix,
 # as_kernel_matrix, as_finite_array); each bad argument is named, and generators check at call time.
@@ -799,9 +791,13 @@ def _ntk_validation_cases():
     }
 
 
-@pytest.mark.parametrize("case", sorted(_ntk_validation_cases()))
-def test_ntk_inputs_are_named(case):
-    call, what = _ntk_validation_cases()[case]
+# Both tables of issue 25's one-validation-path cases: each call fails with an error that names its argument.
+_NAMED_INPUT_TABLES = {"boosting_soft_tree": _boosting_soft_tree_cases, "ntk": _ntk_validation_cases}
+
+
+@pytest.mark.parametrize("table, case", [(t, c) for t, cases in _NAMED_INPUT_TABLES.items() for c in sorted(cases())])
+def test_one_validation_path_names_the_argument(table, case):
+    call, what = _NAMED_INPUT_TABLES[table]()[case]
     with pytest.raises((ValueError, TypeError)) as info:
         call()
     assert re.search(rf"\b{re.escape(what)}\b", str(info.value)), f"{case}: {info.value}"

@@ -46,7 +46,7 @@ __all__ = ["softness_schedule", "run_tree_nuts", "NUTSResult", "NUTSStats"]
 
 @dataclasses.dataclass(frozen=True)
 class NUTSStats:
-    """Statistics of one NUTS run (:func:`run_tree_nuts`; also one entry of :attr:`ChainStep.nuts`).
+    """Statistics of one NUTS run (:func:`run_tree_nuts`; also one entry of ``ChainStep.nuts``).
 
     Attributes
     ----------

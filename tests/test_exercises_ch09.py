@@ -35,3 +35,14 @@ def test_reference_values_are_plausible():
 def test_9_5_and_9_6_want_two_numbers():
     assert_verdicts("9.5", wrong=[25])
     assert "shape" in check("9.6", [20.0, 21.0, 22.0]).message
+
+
+def test_9_7_counts_the_recorded_table():
+    from tabular_trees.datasets import load_recorded_run
+
+    table = load_recorded_run("dte")["table"]
+    # independent count: LDA is more than half a point worse than DTE-1 only where DTE-1 is clearly better
+    worse = [name for name, row in table.items() if row["LDA"]["error_mean"] - row["DTE-1"]["error_mean"] > 0.5]
+    n = len(table) - len(worse)
+    assert reference("9.7") == n and n == 5 and worse == ["mpea_phase"]
+    assert_verdicts("9.7", right=[n, float(n)], close=[n - 1, n + 1], wrong=[n + 3, 0])

@@ -37,3 +37,19 @@ def test_typical_mistakes_are_not_right():
     assert_verdicts("10.5", wrong=[(10 ** reference("10.5")).tolist()])
     # 10.6: halving alpha instead of its odds
     assert_verdicts("10.6", wrong=[0.225])
+
+
+def test_10_8_is_the_posterior_whatever_the_proposals():
+    accept_prune, share = reference("10.8")
+    assert accept_prune == pytest.approx(6 / 7) and share == pytest.approx(0.7)
+    # a simulation of the chain (independent of the eigenvector) lands on the same share
+    rng = np.random.default_rng(0)
+    state, visits = 0, 0
+    for _ in range(200_000):
+        if state == 0 and rng.uniform() < 0.5:            # grow proposed, always accepted
+            state = 1
+        elif state == 1 and rng.uniform() < 0.25 and rng.uniform() < 6 / 7:
+            state = 0
+        visits += state
+    assert abs(visits / 200_000 - 0.7) < 0.01
+    assert_verdicts("10.8", right=[[6 / 7, 0.7]], close=[[0.86, 0.69]], wrong=[[1.0, 0.5], [6 / 7, 0.5]])

@@ -35,6 +35,9 @@ _HINTS = {
             "and take as many components as rank W of that fold's tree.",
             "answer [DTE-1 error, PCA + LDA error] in percent, counting the misclassified alloys over the five "
             "folds of StratifiedKFold(5, shuffle=True, random_state=0)."),
+    "9.7": ("compare LDA with DTE-1 row by row and count a data set when LDA's error is at most DTE-1's plus 0.5.",
+            "read load_recorded_run(\"dte\")[\"table\"][name][method][\"error_mean\"] for method \"LDA\" and \"DTE-1\" "
+            "on each of the six data sets."),
 }
 
 
@@ -147,3 +150,13 @@ def _dte_against_pca_lda():
     return 100 * np.array([wrong_dte, wrong_pca], dtype=float) / len(y)
 
 
+# 9.7 ------------------------------------------------------------------------------------------------------
+# A count read off the recorded Table I that ships with the package (deterministic): right only when exact; one off
+# is "close" (a strict instead of a non-strict comparison, or the margin applied the wrong way round).
+@numeric_exercise("9.7", "extend", "data sets of the recorded Table I on which LDA is within half a point of DTE-1",
+                  expects="an integer (a number of data sets)", **exact_integers(close_by=1), hints=_HINTS)
+def _lda_within_half_a_point_of_dte1():
+    from ..datasets import load_recorded_run
+
+    table = load_recorded_run("dte")["table"]
+    return float(sum(row["LDA"]["error_mean"] <= row["DTE-1"]["error_mean"] + 0.5 for row in table.values()))

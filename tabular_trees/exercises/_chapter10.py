@@ -39,6 +39,9 @@ _HINTS = {
              "and average min(1, exp(loglik - max loglik)) over all 399 thresholds.",
              "scale VEC to [0, 1] with its min and max, standardise the hardness, and use the chapter's grid "
              "np.linspace(0.0025, 0.9975, 399); the answer is a mean acceptance probability (between 0 and 1)."),
+    "10.8": ("keep the exact fractions: the prune is accepted with min(1, pi(stump) q(grow) / (pi(tree) q(prune))).",
+             "answer [acceptance probability of a prune, long-run share of iterations in the two-leaf tree]; "
+             "by detailed balance the chain's long-run distribution is the posterior itself."),
 }
 
 
@@ -148,3 +151,19 @@ def _mpea_random_walk_acceptance():
     return float(np.mean(np.minimum(1.0, np.exp(loglik - loglik.max()))))
 
 
+# 10.8 -----------------------------------------------------------------------------------------------------
+# Exact numbers (6/7 and 0.7). The reference is computed independently of the detailed-balance argument the
+# exercise asks for: the stationary distribution is the left eigenvector of the 2 x 2 transition matrix for
+# eigenvalue 1. Within 5 % is "close" (for example a long-run share read off a short simulation).
+@numeric_exercise("10.8", "understand", "a grow-prune chain on two trees: prune acceptance and long-run share",
+                  expects="two numbers [prune acceptance, long-run share of the two-leaf tree]", rtol=1e-6,
+                  close_rtol=0.05, hints=_HINTS)
+def _two_tree_chain(post_stump=0.3, post_tree=0.7, p_grow=0.5, p_prune=0.25):
+    accept_grow = min(1.0, post_tree * p_prune / (post_stump * p_grow))
+    accept_prune = min(1.0, post_stump * p_grow / (post_tree * p_prune))
+    move_up, move_down = p_grow * accept_grow, p_prune * accept_prune
+    transition = np.array([[1.0 - move_up, move_up], [move_down, 1.0 - move_down]])
+    values, vectors = np.linalg.eig(transition.T)
+    stationary = np.real(vectors[:, np.argmin(np.abs(values - 1.0))])
+    stationary = stationary / stationary.sum()
+    return np.array([accept_prune, stationary[1]])

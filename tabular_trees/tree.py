@@ -99,9 +99,10 @@ from ._validation import (
     check_int,
     check_option,
     check_params,
-    check_random_state,
+    check_seed,
     check_tree_arrays,
     reject_missing_labels,
+    require_y,
     validate_X,
 )
 
@@ -457,7 +458,7 @@ class _BaseCART(BaseEstimator):
         params = check_params(self)
         X32 = validate_X(self, X, preset="missing_float32", reset=True)
         yf, codes, n_classes = self._encode_y(self._prepare_y(y), X32.shape[0])
-        seed = int(check_random_state(params["random_state"]).randint(0, _k.RAND_R_MAX))
+        seed = int(check_seed(params["random_state"]).randint(0, _k.RAND_R_MAX))
         max_depth = np.iinfo(np.int32).max if params["max_depth"] is None else params["max_depth"]
         min_samples_leaf = params["min_samples_leaf"]
         rules = _k.CartRules(_CRITERIA[self.criterion], int(max_depth),
@@ -471,11 +472,7 @@ class _BaseCART(BaseEstimator):
         return self
 
     def _prepare_y(self, y):
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None. "
-                "Pass the training targets as fit(X, y)."
-            )
+        require_y(self, y)
         arr = np.asarray(y) if not hasattr(y, "shape") else y
         if getattr(arr, "ndim", 1) == 2 and arr.shape[1] == 1:
             warnings.warn(

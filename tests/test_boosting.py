@@ -433,3 +433,10 @@ def test_kernels_take_a_settings_record():
         if hasattr(fn, "py_func"):
             assert len(inspect.signature(fn.py_func).parameters) <= 10, name
     assert "settings" in inspect.signature(_kernels.grow_tree.py_func).parameters
+
+
+def test_leaf_weight_overflow_is_a_clear_error():
+    # Before: leaf_weight(1e308, 1e-308, 0) returned -inf.
+    with pytest.raises(ValueError, match="leaf_weight overflowed.*reg_lambda"):
+        leaf_weight(1e308, 1e-308, 0)
+    assert leaf_weight(1e308, 1.0, 0.0) == -1e308

@@ -24,7 +24,7 @@ estimators :class:`CARTRegressor` and :class:`CARTClassifier`.
 
 Identity with scikit-learn
 --------------------------
-The estimators grow, in compiled code (``tabular_trees._cart_kernels``), the same
+The estimators grow, in compiled code (``tabular_trees._tree_kernels``), the same
 tree as ``sklearn.tree.DecisionTreeRegressor`` / ``DecisionTreeClassifier`` (version
 1.9, ``splitter="best"``, no sample weights; missing values allowed) with the same
 ``max_depth``, ``min_samples_split``, ``min_samples_leaf``, ``min_impurity_decrease``
@@ -85,7 +85,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from . import _cart_kernels as _k
+from . import _tree_kernels as _k
 from ._validation import (
     Integer,
     RandomState,

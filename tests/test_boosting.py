@@ -427,7 +427,7 @@ def test_public_names_come_from_the_package_and_their_modules():
 def test_kernels_take_a_settings_record():
     import inspect
 
-    from tabular_trees.boosting import _kernels
+    from tabular_trees.boosting import _boosting_kernels as _kernels
 
     for name, fn in vars(_kernels).items():
         if hasattr(fn, "py_func"):

@@ -1,7 +1,7 @@
 """The scikit-learn estimators: gradient-boosted trees for regression and classification.
 
 Each round fits one tree (per class for more than two classes) with
-:func:`~tabular_trees.boosting.tree.grow` to the gradients and Hessians of the loss at the
+:func:`~tabular_trees.boosting.boosted_tree.grow` to the gradients and Hessians of the loss at the
 current predictions and adds it, shrunk by ``learning_rate``.
 """
 
@@ -27,10 +27,10 @@ from .._validation import (
     require_y,
     validate_X,
 )
-from ._kernels import GrowSettings
+from ._boosting_kernels import GrowSettings
 from .binning import _bin_edges, _binned
 from .losses import LogisticLoss, SoftmaxLoss, SquaredError, _sigmoid, _softmax
-from .tree import grow
+from .boosted_tree import grow
 
 __all__ = ["GradientBoostingRegressor", "GradientBoostingClassifier"]
 

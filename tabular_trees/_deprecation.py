@@ -1,14 +1,13 @@
-"""Old import paths kept for one release: a moved module or function answers with a ``DeprecationWarning``.
+"""Old import paths kept for one release: a moved module answers with a ``DeprecationWarning``.
 
 :func:`moved_module` registers, under the old dotted name, a stand-in module whose attributes are
 read from the new module with a warning that names both paths, so
 ``from tabular_trees.boosting.tree import BoostedTree`` keeps working (and warns) although no file
-of that name exists any more; :func:`moved_function` wraps a function the same way.
+of that name exists any more.
 """
 
 from __future__ import annotations
 
-import functools
 import sys
 import types
 import warnings
@@ -47,15 +46,3 @@ def moved_module(old, new):
     if not isinstance(alias, _MovedModule):
         alias = sys.modules[old] = _MovedModule(old, new)
     return alias
-
-
-def moved_function(old, new_path, func):
-    """``func`` wrapped to warn that ``old`` moved to ``new_path`` (both dotted names) on every call."""
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        _warn(old, new_path)
-        return func(*args, **kwargs)
-
-    wrapper.__doc__ = f"Deprecated: ``{old}`` moved to ``{new_path}`` (removed in {REMOVAL}).\n\n" + (func.__doc__ or "")
-    return wrapper

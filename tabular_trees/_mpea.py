@@ -186,8 +186,21 @@ def alloy_features(formulas):
     if isinstance(formulas, str):
         raise TypeError("formulas must be a list (or Series) of formula strings, not one string; "
                         "wrap it in a list: alloy_features([formula]).")
+    formulas = list(formulas)
+    if not formulas:
+        raise ValueError("formulas is empty; pass at least one alloy formula such as 'CoCrFeNi'.")
+    not_text = [f for f in formulas if not isinstance(f, str)]
+    if not_text:
+        raise TypeError(f"formulas must hold strings such as 'CoCrFeNi'; got {type(not_text[0]).__name__} "
+                        f"{not_text[0]!r}: convert the column with .astype(str) only if it really holds formulas.")
     pd, hea_bench = _import_book_dependencies()
-    names = sorted({str(f).strip() for f in formulas})
+    names = sorted({f.strip() for f in formulas})
+    for name in names:
+        try:
+            hea_bench.parse_formula(name)
+        except ValueError as err:
+            raise ValueError(f"formulas holds {name!r}, which is not an alloy formula ({err}); "
+                             "write it as element symbols with amounts, e.g. 'Al0.5CoCrFeNi'.") from None
     table = _alloy_table(pd, hea_bench, names)
     return table.rename(columns=lambda c: c[3:] if c.startswith("el:") else c).rename(
         columns={"comp_key": "composition"})

@@ -19,6 +19,7 @@ __all__ = [
     "as_class_target",
     "check_scalar",
     "check_random_state",
+    "check_seed",
     "check_int",
     "check_real",
     "check_option",
@@ -361,15 +362,39 @@ class Instance:
         return value
 
 
+def check_seed_value(value, name="random_state"):
+    """The project's one seed rule: return ``value`` if it is a seed scikit-learn accepts, else raise.
+
+    Accepted: ``None``, an int in ``[0, 2**32 - 1]`` (Python or NumPy integer) or a
+    ``numpy.random.RandomState`` -- what scikit-learn's ``random_state`` parameters accept, except
+    ``True``/``False``, which scikit-learn takes as the seeds 1 and 0 and this project refuses as it
+    refuses bools for every integer parameter. Errors name ``name``.
+    """
+    if value is None or isinstance(value, np.random.RandomState):
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be None, an int in [0, 2**32 - 1] or a numpy.random.RandomState, "
+            f"got {type(value).__name__} {value!r}."
+        )
+    return check_int(value, name, min_val=0, max_val=2**32 - 1)
+
+
+def check_seed(value, name="random_state"):
+    """Validate ``value`` with :func:`check_seed_value` and return scikit-learn's ``check_random_state`` of it.
+
+    Every public function and estimator of the package (outside ``bayes``) turns its ``random_state``
+    into a generator through this function, so one rule decides what a seed is; the generator is the
+    one scikit-learn would build, so every random draw is unchanged.
+    """
+    return check_random_state(check_seed_value(value, name))
+
+
 class RandomState:
-    """Hyperparameter rule: ``None``, an int or a ``numpy.random.RandomState`` (scikit-learn's convention)."""
+    """Hyperparameter rule: ``None``, an int or a ``numpy.random.RandomState`` (:func:`check_seed_value`)."""
 
     def __call__(self, value, name):
-        if value is None or isinstance(value, np.random.RandomState):
-            return value
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"{name} must be None, an int or a numpy.random.RandomState, got {type(value).__name__}.")
-        return check_int(value, name, min_val=0, max_val=2**32 - 1)
+        return check_seed_value(value, name)
 
 
 def check_params(estimator):

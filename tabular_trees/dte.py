@@ -56,7 +56,7 @@ from ._validation import (
     check_magnitude,
     check_option,
     check_params,
-    check_random_state,
+    check_seed,
     check_real,
     require_y,
     validate_X,
@@ -359,7 +359,7 @@ class DecisionTreeEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
                 "no leaf can be formed. Use a smaller min_samples_leaf or more data."
             )
         n_classes = self.classes_.shape[0]
-        rng = check_random_state(self.random_state)
+        rng = check_seed(self.random_state)
         trees, edges_all, means, counts, n_leaves = [], [], [], [], []
         for s in range(n_trees):
             idx = np.arange(n) if s == 0 else rng.randint(0, n, size=n)
@@ -637,7 +637,7 @@ def paper_models(random_state=None, *, nonlinear=True, lda=True):
     >>> sorted(paper_models(0, nonlinear=False, lda=False))
     ['DTE-1', 'DTE-3', 'MLP', 'RF', 'Tree']
     """
-    check_random_state(random_state)  # an invalid seed fails here, not later at fit
+    check_seed(random_state)  # an invalid seed fails here, naming random_state, not later at fit
     for flag, value in (("nonlinear", nonlinear), ("lda", lda)):
         if not isinstance(value, (bool, np.bool_)):
             raise TypeError(f"{flag} must be a bool, got {value!r}.")

@@ -47,6 +47,7 @@ from ._validation import (
     check_params,
     check_real,
     reject_missing_labels,
+    require_y,
 )
 
 __all__ = ["EasyMKL", "solve_margin_qp"]
@@ -263,9 +264,7 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
         """
         params = check_params(self)
         lam, solver, tol, C = params["lam"], params["solver"], params["tol"], params["C"]
-        if y is None:
-            raise ValueError("EasyMKL requires y to be passed, but the target y is None; pass the two class labels.")
-        reject_missing_labels(y)
+        reject_missing_labels(require_y(self, y))
         try:
             y_type = type_of_target(y, input_name="y")
         except ValueError:

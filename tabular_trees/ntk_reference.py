@@ -21,10 +21,12 @@ call one implementation; it is a timing reference, not the way to compute kernel
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
-from ._validation import as_float_matrix, check_option, check_real
+from ._validation import as_float_matrix
+from .ntk._closed_form import _check_index, _settings
 
 __all__ = ["per_kernel_loop", "per_kernel_loop_bank"]
 
@@ -36,11 +38,30 @@ def _tiled_diagonal(S):
     return rows, rows.T
 
 
-def _expectations(S, d_row, d_col, alpha):
+def _expectations(S, d_row, d_col, gap, alpha):
+    # The closed forms (A.2)-(A.3). Two steps differ from a literal transcription, so that the loop stays
+    # accurate wherever the kernel bank accepts the inputs (|x| up to ~1e74): the arcsin argument is clipped
+    # to [-1, 1] (it can round past 1 on the diagonal), and the determinant d_row * d_col - S**2 inside
+    # Tdot is taken as ``gap`` = beta**2 (x - x')**2 (Lagrange's identity for one feature) instead of by
+    # subtracting two nearly equal products, which lost every digit for |x| ~ 1e6.
     a2 = alpha**2
-    T = 0.25 + np.arcsin(a2 * S / np.sqrt((a2 * d_row + 0.5) * (a2 * d_col + 0.5))) / (2 * math.pi)
-    Tdot = (a2 / math.pi) / np.sqrt((2 * a2 * d_row + 1) * (2 * a2 * d_col + 1) - 4 * a2 * a2 * S**2)
+    r = np.clip(a2 * S / np.sqrt((a2 * d_row + 0.5) * (a2 * d_col + 0.5)), -1.0, 1.0)
+    T = 0.25 + np.arcsin(r) / (2 * math.pi)
+    Tdot = (a2 / math.pi) / np.sqrt(1.0 + 2.0 * a2 * (d_row + d_col) + 4.0 * a2 * a2 * gap)
     return T, Tdot
+
+
+def _check_features(features, n_features, name="features"):
+    """``features`` as a list of int feature indices, or a clear error naming ``name``."""
+    if isinstance(features, (str, bytes)) or not hasattr(features, "__iter__"):
+        raise TypeError(
+            f"{name} must be a tuple of int feature indices, one per depth (e.g. (0, 2)), "
+            f"got {type(features).__name__} {features!r}."
+        )
+    feats = [_check_index(f, n_features, f"{name} entry") for f in features]
+    if not feats:
+        raise ValueError(f"{name} is empty; give at least one feature index, e.g. (0,).")
+    return feats
 
 
 def per_kernel_loop(X, features, *, mode="AAA", alpha=2.0, beta=0.5):
@@ -58,7 +79,16 @@ def per_kernel_loop(X, features, *, mode="AAA", alpha=2.0, beta=0.5):
     Returns
     -------
     K : ndarray of shape (n_samples, n_samples)
-        Equal (to rounding) to ``ntk.oblivious_ntk(X, features=features, mode=mode, alpha=alpha, beta=beta)``.
+        Equal (to rounding) to ``ntk.oblivious_ntk(X, features=features, mode=mode, alpha=alpha, beta=beta)``
+        at every scale the kernel bank accepts; inputs beyond its limit are refused with the bank's error.
+
+    Raises
+    ------
+    TypeError
+        If ``features`` is not a tuple of int feature indices.
+    ValueError
+        If ``features`` is empty or out of range, or ``X``, ``mode``, ``alpha`` or ``beta`` is invalid
+        (including inputs too large for the closed forms, as :func:`tabular_trees.ntk.kernel_bank`).
 
     Examples
     --------
@@ -70,19 +100,21 @@ def per_kernel_loop(X, features, *, mode="AAA", alpha=2.0, beta=0.5):
     True
     """
     X = as_float_matrix(X, "X")
-    mode = check_option(mode, "mode", ("AAA", "AAI"))
-    alpha = check_real(alpha, "alpha", min_val=0.0, include_boundaries="neither")
-    beta = check_real(beta, "beta", min_val=0.0)
-    feats = [int(f) for f in features]
-    if not feats or any(not 0 <= f < X.shape[1] for f in feats):
-        raise ValueError(f"features must be a non-empty sequence of indices in [0, {X.shape[1]}), got {features!r}.")
+    settings = _settings(X, X, alpha, beta, mode)  # the kernel bank's checks and its scale limit
+    mode, alpha, beta = ("AAI" if settings.aai else "AAA"), settings.alpha, settings.beta
+    feats = _check_features(features, X.shape[1])
+    return _loop(X, feats, mode, alpha, beta)
+
+
+def _loop(X, feats, mode, alpha, beta):
     sigma, T, Tdot = [], [], []
     for f in range(X.shape[1]):  # every feature, in every call
         S = np.outer(X[:, f], X[:, f]) + beta**2
         S_full = X @ X.T + beta**2
         sigma.append(S_full if mode == "AAI" else S)
         d_row, d_col = _tiled_diagonal(S)
-        t, td = _expectations(S, d_row, d_col, alpha)
+        gap = beta**2 * np.subtract.outer(X[:, f], X[:, f]) ** 2
+        t, td = _expectations(S, d_row, d_col, gap, alpha)
         T.append(t)
         Tdot.append(td)
     scale = 2 ** len(feats)
@@ -109,4 +141,15 @@ def per_kernel_loop_bank(X, feature_sets, *, mode="AAA", alpha=2.0, beta=0.5):
     >>> [K.shape for K in per_kernel_loop_bank(X, [(0,), (1, 2)], mode="AAI")]
     [(5, 5), (5, 5)]
     """
-    return [per_kernel_loop(X, feats, mode=mode, alpha=alpha, beta=beta) for feats in feature_sets]
+    X = as_float_matrix(X, "X")
+    settings = _settings(X, X, alpha, beta, mode)
+    mode, alpha, beta = ("AAI" if settings.aai else "AAA"), settings.alpha, settings.beta
+    if isinstance(feature_sets, (str, bytes, numbers.Number)) or not hasattr(feature_sets, "__iter__"):
+        raise TypeError(
+            "feature_sets must be a list of tuples of int feature indices (e.g. [(0,), (1, 2)]), "
+            f"got {type(feature_sets).__name__} {feature_sets!r}."
+        )
+    sets = [_check_features(fs, X.shape[1], f"feature_sets[{k}]") for k, fs in enumerate(feature_sets)]
+    if not sets:
+        raise ValueError("feature_sets is empty; give at least one tuple of feature indices.")
+    return [_loop(X, feats, mode, alpha, beta) for feats in sets]

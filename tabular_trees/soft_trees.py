@@ -44,11 +44,13 @@ from ._validation import (
     as_kernel_matrix,
     as_regression_target,
     check_int,
+    check_finite_result,
     check_magnitude,
     check_option,
     check_params,
-    check_random_state,
     check_real,
+    check_seed,
+    require_y,
     validate_X,
 )
 
@@ -257,7 +259,7 @@ class SoftTreeEnsemble:
             if len(counts) != len(archs):
                 raise ValueError(f"n_trees has {len(counts)} entries but there are {len(archs)} architectures.")
         counts = [check_int(c, "n_trees", min_val=1) for c in counts]
-        rng = check_random_state(random_state)
+        rng = check_seed(random_state)
         self._archs = []
         for tree, M in zip(archs, counts):
             splits, leaves = _compile_tree(tree, self.n_features)
@@ -317,6 +319,9 @@ class SoftTreeEnsemble:
         """Empirical NTK :math:`\\langle \\partial_\\theta f(x), \\partial_\\theta f(x')\\rangle`, shape (n, m)."""
         X = as_kernel_matrix(X, self.n_features, "X")
         Y = X if Y is None else as_kernel_matrix(Y, self.n_features, "Y")
+        why = "the NTK multiplies inputs pairwise (x_f * y_f), which overflows float64 above ~1e154"
+        check_magnitude(X, "X", why=why)
+        check_magnitude(Y, "Y", why=why)
         same = Y is X
         H = np.zeros((X.shape[0], Y.shape[0]))
         for a in self._archs:
@@ -339,7 +344,7 @@ class SoftTreeEnsemble:
                     if not mf.any():
                         continue
                     H += ((gx * mf.ravel()[None]) @ gy.T) * np.multiply.outer(X[:, f], Y[:, f])
-        return H
+        return check_finite_result(H, "empirical_ntk", "rescale X (and Y), e.g. standardise them.")
 
     def _loss_grad_step(self, X, r, lr):
         """theta <- theta - lr * sum_i r_i d f(x_i) / d theta (r already includes the reduction)."""
@@ -533,9 +538,7 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
         self
         """
         p = check_params(self)
-        if y is None:  # validate_X treats y=None as "no y": say what scikit-learn's validate_data says
-            raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
-        X, y = validate_X(self, X, y, preset="finite", reset=True, y_numeric=True)
+        X, y = validate_X(self, X, require_y(self, y), preset="finite", reset=True, y_numeric=True)
         y = as_regression_target(y, X.shape[0])
         check_magnitude(X, "X", why="a gradient step on the split weights w is proportional to X, so it moves "
                                     "w.x by about X^2, which overflows float64 (|X| must stay below 1e150)")

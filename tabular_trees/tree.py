@@ -24,7 +24,7 @@ estimators :class:`CARTRegressor` and :class:`CARTClassifier`.
 
 Identity with scikit-learn
 --------------------------
-The estimators grow, in compiled code (``tabular_trees._cart_kernels``), the same
+The estimators grow, in compiled code (``tabular_trees._tree_kernels``), the same
 tree as ``sklearn.tree.DecisionTreeRegressor`` / ``DecisionTreeClassifier`` (version
 1.9, ``splitter="best"``, no sample weights; missing values allowed) with the same
 ``max_depth``, ``min_samples_split``, ``min_samples_leaf``, ``min_impurity_decrease``
@@ -85,7 +85,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from . import _cart_kernels as _k
+from . import _tree_kernels as _k
 from ._validation import (
     Integer,
     RandomState,
@@ -99,9 +99,10 @@ from ._validation import (
     check_int,
     check_option,
     check_params,
-    check_random_state,
+    check_seed,
     check_tree_arrays,
     reject_missing_labels,
+    require_y,
     validate_X,
 )
 
@@ -457,7 +458,7 @@ class _BaseCART(BaseEstimator):
         params = check_params(self)
         X32 = validate_X(self, X, preset="missing_float32", reset=True)
         yf, codes, n_classes = self._encode_y(self._prepare_y(y), X32.shape[0])
-        seed = int(check_random_state(params["random_state"]).randint(0, _k.RAND_R_MAX))
+        seed = int(check_seed(params["random_state"]).randint(0, _k.RAND_R_MAX))
         max_depth = np.iinfo(np.int32).max if params["max_depth"] is None else params["max_depth"]
         min_samples_leaf = params["min_samples_leaf"]
         rules = _k.CartRules(_CRITERIA[self.criterion], int(max_depth),
@@ -471,11 +472,7 @@ class _BaseCART(BaseEstimator):
         return self
 
     def _prepare_y(self, y):
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None. "
-                "Pass the training targets as fit(X, y)."
-            )
+        require_y(self, y)
         arr = np.asarray(y) if not hasattr(y, "shape") else y
         if getattr(arr, "ndim", 1) == 2 and arr.shape[1] == 1:
             warnings.warn(

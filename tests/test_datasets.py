@@ -3,7 +3,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabular_trees import _rjhmc_data, datasets
+from tabular_trees import datasets
+from tabular_trees.datasets import _generators
+from tabular_trees.datasets import _rjhmc_real as _rjhmc_data
 
 
 class TestMakeSine:
@@ -57,7 +59,7 @@ class TestTicTacToe:
         X, y = datasets.make_tic_tac_toe()
         assert X.shape == (958, 9)
         assert int(y.sum()) == 626 and int((y == 0).sum()) == 332
-        o_wins = [datasets._has_line(tuple(row), 1) for row in X]
+        o_wins = [_generators._has_line(tuple(row), 1) for row in X]
         assert sum(o_wins) == 316  # the other 16 negatives are draws
         draws = (y == 0) & ~np.array(o_wins)
         assert int(draws.sum()) == 16 and np.all(X[draws] != 0)
@@ -218,4 +220,4 @@ def test_the_rjhmc_papers_numbers_are_typed_in_once():
     root = Path(__file__).resolve().parents[1]
     typed = [p for p in [*root.glob("book/*.ipynb"), *root.glob("benchmarks/*.py"), *root.glob("tabular_trees/**/*.py")]
              if any(number in p.read_text(encoding="utf-8") for number in ("36.47", "16.55", "58.64", "9.68, 36.34"))]
-    assert [p.relative_to(root).as_posix() for p in typed] == ["tabular_trees/_rjhmc_data.py"]
+    assert [p.relative_to(root).as_posix() for p in typed] == ["tabular_trees/datasets/_paper_tables.py"]

@@ -48,3 +48,15 @@ def test_alloy_features_reports_what_it_cannot_describe_and_refuses_one_string()
     assert "C" in f["drop_reason"].iloc[0] and np.isnan(f["VEC"].iloc[0])
     with pytest.raises(TypeError, match="wrap it in a list"):
         alloy_features("CoCrFeNi")
+
+
+@pytest.mark.parametrize("formulas, error, words", [
+    ([], ValueError, "formulas is empty"),
+    ([None], TypeError, "formulas must hold strings"),
+    ([5], TypeError, "formulas must hold strings"),
+    (["notaformula"], ValueError, "not an alloy formula"),
+    ([""], ValueError, "not an alloy formula"),
+])
+def test_alloy_features_names_the_argument_on_bad_formulas(formulas, error, words):
+    with pytest.raises(error, match=words):
+        alloy_features(formulas)

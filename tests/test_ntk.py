@@ -318,17 +318,17 @@ def test_bank_with_discrete_and_continuous_features(mode):
 
 # ------------------------------------------------------------------ structure (issue 25)
 def test_compiled_code_takes_records_and_lives_in_the_kernel_module():
-    """numba functions only in ntk._kernels, each cached and with at most 10 parameters; Python ones at most 12."""
+    """numba functions only in ntk._ntk_kernels, each cached and with at most 10 parameters; Python ones at most 12."""
     import importlib
     import inspect
 
     from numba.core.registry import CPUDispatcher
 
-    for name in ("_kernels", "_closed_form", "_bank", "_trajectory"):
+    for name in ("_ntk_kernels", "_closed_form", "_bank", "_trajectory"):
         mod = importlib.import_module(f"tabular_trees.ntk.{name}")
         for fname, f in vars(mod).items():
             if isinstance(f, CPUDispatcher):
-                assert name == "_kernels", f"compiled {fname} outside tabular_trees.ntk._kernels"
+                assert name == "_ntk_kernels", f"compiled {fname} outside tabular_trees.ntk._ntk_kernels"
                 assert len(inspect.signature(f.py_func).parameters) <= 10, fname
                 assert f._cache.__class__.__name__ != "NullCache", f"{fname} lacks cache=True"
             elif inspect.isfunction(f) and f.__module__ == mod.__name__:

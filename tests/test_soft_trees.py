@@ -184,3 +184,14 @@ def test_bad_data():
         ens.fit_gd(np.ones((3, 2)), np.ones(4))
     with pytest.raises(ValueError, match="theta"):
         ens.set_params_vector(np.ones(3))
+
+
+def test_empirical_ntk_refuses_inputs_whose_products_overflow():
+    # Before: X * 1e300 gave a kernel full of NaN without a word.
+    ens = SoftTreeEnsemble(perfect_tree((None, None)), 4, n_features=2, random_state=0)
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    with pytest.raises(ValueError, match="X has values up to"):
+        ens.empirical_ntk(X * 1e300)
+    with pytest.raises(ValueError, match="Y has values up to"):
+        ens.empirical_ntk(X, X * 1e300)
+    assert np.all(np.isfinite(ens.empirical_ntk(X * 1e100)))

@@ -517,10 +517,10 @@ def test_compiled_kernels_take_few_parameters():
 
     import numba
 
-    from tabular_trees import _cart_kernels
+    from tabular_trees import _tree_kernels
 
-    kernels = {name: f for name, f in vars(_cart_kernels).items() if isinstance(f, numba.core.registry.CPUDispatcher)}
+    kernels = {name: f for name, f in vars(_tree_kernels).items() if isinstance(f, numba.core.registry.CPUDispatcher)}
     assert "_node_split" in kernels and "_build_tree" in kernels
     for name, f in kernels.items():
         assert len(inspect.signature(f.py_func).parameters) <= 10, name
-    assert len(inspect.signature(_cart_kernels._node_split.py_func).parameters) == 4
+    assert len(inspect.signature(_tree_kernels._node_split.py_func).parameters) == 4

@@ -22,9 +22,10 @@ of ``g`` and ``h`` (:func:`build_histogram`). Trees grow depth-wise to
 
 One module per idea: ``formulas`` (:func:`leaf_weight`, :func:`split_gain`), ``losses``
 (:class:`SquaredError`, :class:`LogisticLoss`, :class:`SoftmaxLoss`), ``binning`` (bin edges, bin
-codes and histograms), ``tree`` (:class:`BoostedTree` and its growth) and ``estimators``
+codes and histograms), ``boosted_tree`` (:class:`BoostedTree` and its growth; it was ``tree`` until
+0.2, an alias that still works with a ``DeprecationWarning`` until 0.3) and ``estimators``
 (:class:`GradientBoostingRegressor`, :class:`GradientBoostingClassifier`); the compiled kernels
-live in the private ``_kernels``. Import every public name from ``tabular_trees.boosting``.
+live in the private ``_boosting_kernels``. Import every public name from ``tabular_trees.boosting``.
 
 Differences from XGBoost worth knowing (checked in ``tests/test_boosting.py``):
 
@@ -47,11 +48,13 @@ Differences from XGBoost worth knowing (checked in ``tests/test_boosting.py``):
 * No missing-value handling: ``NaN`` in ``X`` raises an error.
 """
 
+from .. import _deprecation
+from . import boosted_tree as _boosted_tree
 from .binning import bin_data, build_histogram, compute_bin_edges
+from .boosted_tree import BoostedTree
 from .estimators import GradientBoostingClassifier, GradientBoostingRegressor
 from .formulas import leaf_weight, split_gain
 from .losses import LogisticLoss, SoftmaxLoss, SquaredError
-from .tree import BoostedTree
 
 __all__ = [
     "leaf_weight",
@@ -66,3 +69,13 @@ __all__ = [
     "GradientBoostingRegressor",
     "GradientBoostingClassifier",
 ]
+
+# ``tabular_trees.boosting.tree`` (renamed ``boosted_tree``: ``tabular_trees.tree`` is the CART module)
+# stays importable for one release; reading a name from it warns.
+_tree_alias = _deprecation.moved_module(__name__ + ".tree", _boosted_tree)
+
+
+def __getattr__(name):
+    if name == "tree":
+        return _tree_alias
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

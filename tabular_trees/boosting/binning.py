@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_float_matrix, as_regression_target, check_int
-from . import _kernels as _k
+from . import _boosting_kernels as _k
 
 __all__ = ["compute_bin_edges", "bin_data", "build_histogram"]
 

@@ -1,7 +1,7 @@
 """The scikit-learn estimators: gradient-boosted trees for regression and classification.
 
 Each round fits one tree (per class for more than two classes) with
-:func:`~tabular_trees.boosting.tree.grow` to the gradients and Hessians of the loss at the
+:func:`~tabular_trees.boosting.boosted_tree.grow` to the gradients and Hessians of the loss at the
 current predictions and adds it, shrunk by ``learning_rate``.
 """
 
@@ -22,14 +22,15 @@ from .._validation import (
     as_regression_target,
     check_magnitude,
     check_params,
-    check_random_state,
+    check_seed,
     reject_missing_labels,
+    require_y,
     validate_X,
 )
-from ._kernels import GrowSettings
+from ._boosting_kernels import GrowSettings
 from .binning import _bin_edges, _binned
 from .losses import LogisticLoss, SoftmaxLoss, SquaredError, _sigmoid, _softmax
-from .tree import grow
+from .boosted_tree import grow
 
 __all__ = ["GradientBoostingRegressor", "GradientBoostingClassifier"]
 
@@ -86,9 +87,7 @@ class _BaseBooster(BaseEstimator):
                 "reg_lambda=0 together with min_child_weight=0 allows leaves with H = 0 and an undefined "
                 "weight -G/(H + lambda); set reg_lambda > 0 or min_child_weight > 0."
             )
-        if y is None:  # validate_X treats y=None as "no y": say what scikit-learn's validate_data says
-            raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
-        X, y_enc, loss = self._training_data(X, y)
+        X, y_enc, loss = self._training_data(X, require_y(self, y))
         X, X_val, y_enc, y_val = self._validation_data(X, y_enc, eval_set, p)
         edges = _bin_edges(X, p["max_bins"])
         binned = _binned(X, edges)
@@ -151,7 +150,7 @@ class _BaseBooster(BaseEstimator):
             X_val = validate_X(self, eval_set[0], preset="finite", reset=False)
             return X, X_val, y_enc, self._encode_target(eval_set[1], X_val.shape[0], "eval_set y")
         if p["validation_fraction"] is not None:
-            rng = check_random_state(self.random_state)
+            rng = check_seed(self.random_state)
             n_val = int(np.ceil(p["validation_fraction"] * X.shape[0]))
             if n_val < 1 or X.shape[0] - n_val < 2:
                 raise ValueError(

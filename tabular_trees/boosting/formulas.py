@@ -61,7 +61,11 @@ def leaf_weight(G, H, reg_lambda=1.0):
         raise ValueError("H is a sum of Hessians of a convex loss and must be >= 0.")
     if np.any(H_arr + lam <= 0):
         raise ValueError("H + reg_lambda must be > 0; use reg_lambda > 0 for empty or flat leaves.")
-    out = -G_arr / (H_arr + lam)
+    with np.errstate(over="ignore"):
+        out = -G_arr / (H_arr + lam)
+    check_finite_result(
+        out, "leaf_weight", "|G| / (H + reg_lambda) is above ~1.8e308; rescale G and H together or raise reg_lambda."
+    )
     return float(out) if out.ndim == 0 else out
 
 

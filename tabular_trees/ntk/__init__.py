@@ -21,7 +21,7 @@ deterministic kernel that this module computes in closed form:
 * :func:`ntk_trajectory` — the analytic gradient-descent trajectory of the linearised model.
 
 The package holds one idea per private module — the closed forms and architectures
-(``_closed_form``), the fused kernel bank (``_bank``, compiled loops in ``_kernels``) and the
+(``_closed_form``), the fused kernel bank (``_bank``, compiled loops in ``_ntk_kernels``) and the
 training dynamics (``_trajectory``); import every name from :mod:`tabular_trees.ntk` itself.
 
 Kernel conventions. A *path* is a tuple of splits from the root to one leaf; a split is a

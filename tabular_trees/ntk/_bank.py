@@ -1,7 +1,7 @@
 """The fused oblivious-tree kernel bank (private; the public names are in :mod:`tabular_trees.ntk`).
 
 Many oblivious-tree NTKs at once: the per-feature terms are formed once per row and shared by
-every kernel of the bank (:mod:`tabular_trees.ntk._kernels` holds the compiled loops, which take
+every kernel of the bank (:mod:`tabular_trees.ntk._ntk_kernels` holds the compiled loops, which take
 three records: the data, the settings and the lookup table of terms on distinct values).
 """
 
@@ -14,9 +14,9 @@ import numbers
 import numpy as np
 
 from .._validation import as_float_matrix, as_kernel_matrix, check_int
-from . import _kernels as _k
+from . import _ntk_kernels as _k
 from ._closed_form import _check_index, _check_weights, _settings
-from ._kernels import BankData, LookupTable
+from ._ntk_kernels import BankData, LookupTable
 
 
 #: Most feature sets :func:`all_feature_sets` lists (each is one (n, m) kernel of a bank).

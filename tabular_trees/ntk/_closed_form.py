@@ -13,8 +13,8 @@ from collections import OrderedDict
 import numpy as np
 
 from .._validation import as_finite_array, as_float_matrix, as_kernel_matrix, check_int, check_option, check_real
-from . import _kernels as _k
-from ._kernels import Settings
+from . import _ntk_kernels as _k
+from ._ntk_kernels import Settings
 
 _MODES = ("AAA", "AAI")
 
@@ -25,7 +25,7 @@ _MAX_SCALE = 1e150
 
 # --------------------------------------------------------------------------- settings and splits
 def _settings(X, Y, alpha, beta, mode="AAA"):
-    """The kernel's :class:`~tabular_trees.ntk._kernels.Settings` record on validated inputs ``X``, ``Y``.
+    """The kernel's :class:`~tabular_trees.ntk._ntk_kernels.Settings` record on validated inputs ``X``, ``Y``.
 
     Checks ``mode``, ``alpha > 0``, ``beta >= 0`` and that the closed forms do not overflow on
     these inputs (``alpha^2 (max ||x||^2 + beta^2)`` below :data:`_MAX_SCALE`).

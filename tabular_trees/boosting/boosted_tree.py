@@ -1,7 +1,7 @@
 """One boosted tree: its growth on (gradient, Hessian) pairs of binned data and its node arrays.
 
 Trees grow depth-wise to ``max_depth`` (``max_depth=1`` gives stumps) in the compiled kernel
-``tabular_trees.boosting._kernels.grow_tree``; a node is split while its best gain (with
+``tabular_trees.boosting._boosting_kernels.grow_tree``; a node is split while its best gain (with
 ``-gamma``) is positive. :class:`BoostedTree` holds the result.
 """
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import as_kernel_matrix, check_tree_arrays
-from . import _kernels as _k
+from . import _boosting_kernels as _k
 
 __all__ = ["BoostedTree"]
 
@@ -185,7 +185,7 @@ def grow(binned, grad, hess, settings, raw_pred):
     """Grow one tree on ``binned = (codes, flat, ptr, n_bins)`` and add its leaf values to ``raw_pred``.
 
     ``grad``, ``hess`` and ``raw_pred`` are C-contiguous float arrays of one output (``raw_pred`` is
-    updated in place); ``settings`` is a :class:`~tabular_trees.boosting._kernels.GrowSettings`.
+    updated in place); ``settings`` is a :class:`~tabular_trees.boosting._boosting_kernels.GrowSettings`.
     Thresholds are the cuts of the chosen bins, ``flat[ptr[feature] + bin]``.
     """
     codes, flat, ptr, n_bins = binned

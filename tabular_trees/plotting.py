@@ -21,7 +21,7 @@ def use_book_style(*, precision=4):
     - Figures render inline in Jupyter, Colab and the book build **whatever backend the environment selects**
       (``MPLBACKEND=Agg`` would otherwise hide every figure): the same as ``%matplotlib inline``.
     - Fonts are legible at the book's text width (``BOOK_RC``).
-    - pandas prints ``precision`` decimals, so tables show what the text discusses.
+    - pandas prints ``precision`` decimals, so tables show what the text discusses, and every cell in full.
 
     - Two notices that third-party packages print *when they are imported* and that concern no reader's code are
       silenced: tqdm's "IProgress not found" (the book shows no progress bars) and the pending deprecation of
@@ -64,6 +64,8 @@ def use_book_style(*, precision=4):
     except ImportError:
         return
     pd.set_option("display.precision", precision)
+    # A table cell is never cut short ("(be...") in a notebook, the HTML book or its PDF.
+    pd.set_option("display.max_colwidth", None)
 
 
 class InteractiveFigure:

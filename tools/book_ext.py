@@ -1,6 +1,6 @@
 """Sphinx extension for the course book: figure guard, withheld solutions, one local plotly.js, the PDF's class.
 
-Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools/``). It does three things:
+Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools/``). It does five things:
 
 1. **Figures cannot disappear.** ``figure_minimums`` (a dict in ``sphinx.config``) maps a document name such
    as ``book/01_bias_variance_trees`` to the smallest number of images its HTML page must contain. After an
@@ -25,6 +25,8 @@ Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools
 4. **A PDF with the book's structure.** ``use_jupyterbook_latex: true`` turns the table of contents' part
    captions into LaTeX parts and every chapter into a LaTeX chapter; this extension then puts Sphinx's own
    LaTeX class back in place of sphinx-jupyterbook-latex's (which needs a 1.4 GB font package).
+5. **A handout.** The PDF is US letter unless ``TABULAR_TREES_PAPER=a4``, and leaves the API reference out
+   unless ``TABULAR_TREES_PDF_API=1``.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ logger = logging.getLogger(__name__)
 
 SOLUTION_TAG_CLASS = "tag_solution"
 PLOTLY_JS = "plotly.min.js"
+API_PAGE = "book/api"
 # An image Sphinx copied for a page: ``src="../_images/…"`` (any depth of ``../``) or ``src="_images/…"``.
 _IMG_RE = re.compile(r"<img\b[^>]*\bsrc=\"(?:\.\./)*_images/[^\"]+\"", re.IGNORECASE)
 
@@ -131,12 +134,40 @@ def _plain_latex_class(app, config) -> None:
         config.latex_theme = "manual"
 
 
+def _paper_size(app, config) -> None:
+    """The PDF is US letter unless ``TABULAR_TREES_PAPER=a4`` (only the LaTeX builder reads ``latex_elements``)."""
+    paper = os.environ.get("TABULAR_TREES_PAPER", "letter").strip().lower()
+    if paper not in {"letter", "a4"}:
+        raise ExtensionError(f"TABULAR_TREES_PAPER must be 'letter' or 'a4', got {paper!r}")
+    config.latex_elements = {**(config.latex_elements or {}), "papersize": f"{paper}paper"}
+
+
+def _api_out_of_the_handout(app) -> None:
+    """The PDF leaves the API reference out (80 pages the handout does not need; the HTML book has it) unless
+    ``TABULAR_TREES_PDF_API=1``. Runs before Sphinx looks for the source files."""
+    if app.builder.format != "latex":
+        return
+    if os.environ.get("TABULAR_TREES_PDF_API", "").strip().lower() not in {"1", "true", "yes"}:
+        app.config.exclude_patterns = [*app.config.exclude_patterns, API_PAGE + ".md"]
+
+
+def _number_within_chapters(app) -> None:
+    """sphinx-jupyterbook-latex numbers exercises and theorems within sections in the PDF ("Exercise 8.11.2": it
+    sets ``numfig_secnum_depth = 2`` when the contents have parts); the book numbers them within chapters, as the
+    HTML does and the check ids read ("Exercise 8.2"). Runs after the extension's own ``builder-inited`` hook."""
+    if app.builder.format == "latex":
+        app.config["numfig_secnum_depth"] = 1
+
+
 def setup(app):
     app.connect("config-inited", _plain_latex_class, priority=900)
     app.add_config_value("figure_minimums", {}, "html")
     app.connect("config-inited", _hide_solutions_from_env)
     app.connect("doctree-read", _remove_solution_cells)
     app.connect("builder-inited", _builder_inited)
+    app.connect("config-inited", _paper_size)
+    app.connect("builder-inited", _api_out_of_the_handout)
+    app.connect("builder-inited", _number_within_chapters, priority=900)
     app.connect("build-finished", _copy_plotly_and_check_figures)
     app.connect("doctree-resolved", _strip_inline_plotly_from_outputs)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

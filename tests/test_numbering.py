@@ -141,3 +141,11 @@ def test_full_build_if_present():
     if not (site / "book").is_dir():
         pytest.skip("the book has not been built here (_build/html)")
     assert check_numbering.check_site(site) == []
+
+
+def test_a_papers_number_in_a_title_must_be_named_as_the_papers():
+    page = ('<p class="admonition-title">Theorem 8.1 (NTK of oblique soft tree ensembles (Theorem 2.1))</p>'
+            '<p class="admonition-title">Theorem 8.2 (NTK of axis-aligned ensembles (the paper\'s Theorem 3.1))</p>'
+            '<p class="admonition-title">Exercise 8.1 (Symmetries of a kernel)</p>')
+    warnings = check_numbering.paper_number_warnings(page)
+    assert len(warnings) == 1 and "Theorem 2.1" in warnings[0]

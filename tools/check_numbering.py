@@ -12,7 +12,8 @@ For every page of a numbered chapter ``book/NN_*`` the built HTML must show
 
 ``numbering_problems`` does the work on one page's HTML; ``tests/test_numbering.py`` runs it on a tiny book built
 with this repository's ``_toc.yml`` and ``_config.yml`` numbering, and CI runs this script on the full build.
-Exit status 1 on any problem; each problem is printed.
+Exit status 1 on any problem; each problem is printed. Titles that quote a paper's number without naming it as
+the paper's ("Theorem 8.1 (... (Theorem 2.1))") are printed as warnings.
 """
 
 from __future__ import annotations
@@ -75,6 +76,23 @@ def numbering_problems(page_html: str, chapter: int) -> list[str]:
     return problems
 
 
+_PAPER_NUMBER_RE = re.compile(r"\(([^()]*\b(?:Theorem|Proposition|Lemma|Corollary|Definition|Fig\.|Figure) \d[^()]*)\)")
+
+
+def paper_number_warnings(page_html: str) -> list[str]:
+    """Titles of numbered blocks that quote another numbering (a paper's) without naming it as the paper's:
+    "Theorem 8.1 (NTK ... (Theorem 2.1))" reads as two numberings of the book. Printed as warnings."""
+    warnings = []
+    for raw in _TITLE_RE.findall(page_html):
+        title = _text(raw)
+        if not re.match(rf"({'|'.join(_ENUMERATED)}) [\d.]+\b", title):
+            continue
+        for quoted in _PAPER_NUMBER_RE.findall(title.split(" ", 2)[-1]):
+            if "paper" not in quoted.lower():
+                warnings.append(f"'{title[:80]}' quotes '{quoted}' without naming it as the paper's")
+    return warnings
+
+
 def check_site(html_dir: Path) -> list[str]:
     """Problems of every numbered chapter page (``book/NN_*.html``) under ``html_dir``."""
     pages = sorted((html_dir / "book").glob("[0-9][0-9]_*.html"))
@@ -93,6 +111,9 @@ def main(argv=None) -> int:
     problems = check_site(html_dir)
     for problem in problems:
         print(problem)
+    for page in sorted((html_dir / "book").glob("[0-9][0-9]_*.html")):
+        for warning in paper_number_warnings(page.read_text(encoding="utf-8")):
+            print(f"warning: {page.name}: {warning}")
     n_pages = len(list((html_dir / "book").glob("[0-9][0-9]_*.html")))
     print(f"numbering: {n_pages} chapter pages checked, {len(problems)} problem(s)")
     return 1 if problems else 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["BOOK_RC", "use_book_style", "interactive_html", "static_picture", "InteractiveFigure"]
+__all__ = ["BOOK_RC", "use_book_style", "markdown_table", "interactive_html", "static_picture", "InteractiveFigure"]
 
 # Legible figures at the book's text width (about 16 cm): 12 pt text, slightly smaller legends and ticks.
 BOOK_RC = {"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "legend.fontsize": 10,
@@ -22,6 +22,8 @@ def use_book_style(*, precision=4):
       (``MPLBACKEND=Agg`` would otherwise hide every figure): the same as ``%matplotlib inline``.
     - Fonts are legible at the book's text width (``BOOK_RC``).
     - pandas prints ``precision`` decimals, so tables show what the text discusses, and every cell in full.
+    - DataFrames and Stylers also display as a Markdown table (:func:`markdown_table`): Jupyter and the HTML book
+      show pandas' HTML table, media without HTML (the PDF of the book) a real table instead of wrapped text.
 
     - Two notices that third-party packages print *when they are imported* and that concern no reader's code are
       silenced: tqdm's "IProgress not found" (the book shows no progress bars) and the pending deprecation of
@@ -66,6 +68,127 @@ def use_book_style(*, precision=4):
     pd.set_option("display.precision", precision)
     # A table cell is never cut short ("(be...") in a notebook, the HTML book or its PDF.
     pd.set_option("display.max_colwidth", None)
+    if shell is not None and hasattr(shell, "display_formatter"):
+        from pandas.io.formats.style import Styler
+
+        markdown = shell.display_formatter.formatters["text/markdown"]
+        markdown.for_type(pd.DataFrame, markdown_table)
+        markdown.for_type(Styler, markdown_table)
+
+
+class _TableCells:
+    """Rows of cell texts of an HTML table (``<th>``/``<td>``, with rowspan and colspan filled in)."""
+
+    def __init__(self, html):
+        from html.parser import HTMLParser
+
+        self.head, self.body = [], []
+        rows, spans = {"head": self.head, "body": self.body}, {}
+        state = {"section": "body", "row": None, "cell": None, "span": (1, 1)}
+
+        def end_cell():
+            if state["cell"] is None:
+                return
+            row, text = state["row"], " ".join("".join(state["cell"]).split())
+            rowspan, colspan = state["span"]
+            for _ in range(colspan):
+                while len(row) in spans.get(state["section"], {}):  # a cell spanning down from a row above
+                    column = len(row)
+                    left, carried = spans[state["section"]][column]
+                    row.append(carried)
+                    if left <= 1:
+                        del spans[state["section"]][column]
+                    else:
+                        spans[state["section"]][column] = (left - 1, carried)
+                if rowspan > 1:
+                    spans.setdefault(state["section"], {})[len(row)] = (rowspan - 1, text)
+                row.append(text)
+            state["cell"] = None
+
+        class Parser(HTMLParser):
+            def handle_starttag(self, tag, attrs):
+                attrs = dict(attrs)
+                if tag in ("thead", "tbody"):
+                    state["section"] = "head" if tag == "thead" else "body"
+                elif tag == "tr":
+                    state["row"] = []
+                elif tag in ("th", "td") and state["row"] is not None:
+                    end_cell()
+                    state["cell"] = []
+                    state["span"] = (int(attrs.get("rowspan") or 1), int(attrs.get("colspan") or 1))
+
+            def handle_endtag(self, tag):
+                if tag in ("th", "td"):
+                    end_cell()
+                elif tag == "tr" and state["row"] is not None:
+                    end_cell()
+                    pending = spans.get(state["section"], {})
+                    for column in sorted(c for c in pending if c >= len(state["row"])):
+                        left, carried = pending[column]
+                        state["row"].append(carried)
+                        if left <= 1:
+                            del pending[column]
+                        else:
+                            pending[column] = (left - 1, carried)
+                    rows[state["section"]].append(state["row"])
+                    state["row"] = None
+
+            def handle_data(self, data):
+                if state["cell"] is not None:
+                    state["cell"].append(data)
+
+        Parser(convert_charrefs=True).feed(html)
+
+
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]<>$|#~^"})
+
+
+def markdown_table(table):
+    """A pandas DataFrame or Styler as a Markdown (pipe) table with the cells pandas' own HTML table shows.
+
+    The same rows, columns, number formats and truncation as the table a notebook shows (read from its
+    ``_repr_html_``); several header rows (an index name, column levels) merge into one, joined by " / ".
+    ``use_book_style`` registers it as the ``text/markdown`` display of DataFrames and Stylers, which the PDF of
+    the book typesets as a table.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or pandas.io.formats.style.Styler
+        The table to convert.
+
+    Returns
+    -------
+    str
+        The Markdown table; Markdown's special characters in cells are escaped.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tabular_trees.plotting import markdown_table
+    >>> print(markdown_table(pd.DataFrame({"depth": [1, 2], "test MSE": [0.5, 0.25]}).set_index("depth")))
+    | depth | test MSE |
+    | --- | --- |
+    | 1 | 0.50 |
+    | 2 | 0.25 |
+    """
+    if not (hasattr(table, "_repr_html_") and hasattr(table, "to_html")):
+        raise TypeError(f"table must be a pandas DataFrame or Styler, got {type(table).__name__}.")
+    html = table._repr_html_() or table.to_html()  # a DataFrame's is None when notebook_repr_html is off
+    cells = _TableCells(html)
+    width = max((len(row) for row in cells.head + cells.body), default=0)
+    if width == 0:
+        return ""
+
+    def padded(row):
+        return [*row, *[""] * (width - len(row))]
+
+    header = [""] * width
+    for row in cells.head:
+        header = [" / ".join(t for t in (old, new) if t) if new != old else old for old, new in zip(header, padded(row))]
+    lines = ["| " + " | ".join(c.translate(_MARKDOWN_SPECIAL) for c in header) + " |",
+             "| " + " | ".join(["---"] * width) + " |"]
+    lines += ["| " + " | ".join(c.translate(_MARKDOWN_SPECIAL) for c in padded(row)) + " |" for row in cells.body]
+    return "\n".join(lines)
 
 
 class InteractiveFigure:

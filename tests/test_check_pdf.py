@@ -25,8 +25,10 @@ def test_missing_characters_are_read_from_the_log():
 
 
 def test_placeholders_instead_of_pictures_are_found():
-    text = "Move the slider to change the depth.\n<IPython.core.display.HTML object>\nThe curve <matplotlib.figure.Figure at 0x7f3a2c>"
-    assert check_pdf.placeholders(text) == ["<IPython.core.display.HTML object>"]
+    text = ("Move the slider to change the depth.\n<IPython.core.display.HTML object>\n"
+            "     <pandas.io.formats.style.Styler at 0x7f4a94b6ef90>\n")
+    assert check_pdf.placeholders(text) == ["<IPython.core.display.HTML object>",
+                                            "<pandas.io.formats.style.Styler at 0x7f4a94b6ef90>"]
     assert check_pdf.placeholders("<Figure size 640x480 with 1 Axes>") == []  # not an object repr we refuse
     assert check_pdf.placeholders("x < y and object > z") == []
 

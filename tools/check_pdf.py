@@ -12,7 +12,8 @@ with status 1 when
 - the API reference is in the handout (it is left out unless the build had ``TABULAR_TREES_PDF_API=1``; pass
   ``--api`` to check such a PDF, which must then contain it);
 - the LaTeX log (the ``.log`` next to the PDF) reports a missing character (a glyph the font lacks);
-- an output shows a placeholder instead of a picture or a table (``<IPython.core.display.HTML object>``);
+- an output shows a placeholder instead of a picture or a table (``<IPython.core.display.HTML object>``,
+  ``<pandas.io.formats.style.Styler at 0x...>``);
 - a table cell is cut short (pandas' ``...`` at the end of a cell);
 - a chapter is empty (its first page carries its title and almost nothing else, as a heading over a
   bibliography that starts a chapter of its own);
@@ -33,7 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 API_PAGE = "book/api"  # left out of the handout unless the PDF was built with TABULAR_TREES_PDF_API=1
 _MISSING_RE = re.compile(r"^Missing character: There is no (.+?) in font (.+?)!?$", re.M)
-_PLACEHOLDER_RE = re.compile(r"<[A-Za-z_][\w.]*\s+object(?:\s+at\s+0x[0-9a-fA-F]+)?>")
+# an object's default repr: "<IPython.core.display.HTML object>", "<pandas.io.formats.style.Styler at 0x7f4a...>"
+_PLACEHOLDER_RE = re.compile(r"<[A-Za-z_][\w.]*(?:\s+object(?:\s+at\s+0x[0-9a-fA-F]+)?|\s+at\s+0x[0-9a-fA-F]+)>")
 # pandas cuts a long cell to display.max_colwidth characters and ends it with "..." (a letter, digit or closing
 # bracket right before the dots, and the cell's end right after them).
 _TRUNCATED_RE = re.compile(r"[A-Za-z0-9)\]]\.\.\.(?=\s|$)")

@@ -108,3 +108,29 @@ def test_markdown_table_keeps_a_stylers_formats():
 def test_markdown_table_refuses_what_is_no_table():
     with pytest.raises(TypeError, match="DataFrame or Styler"):
         markdown_table([[1, 2]])
+
+
+def test_the_book_build_removes_an_inlined_plotly_js(monkeypatch):
+    """A chapter executed outside the build (nbval, reused from the jupyter-cache) inlined plotly.js; the book's
+    extension removes it from the page, which loads the site's _static/plotly.min.js instead."""
+    import sys
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from docutils import nodes
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import book_ext
+
+    monkeypatch.delenv("TABULAR_TREES_PLOTLY_JS", raising=False)
+    inline = interactive_html(_demo_figure()).data
+    assert inline.count("plotly.js v") >= 1 and len(inline) > 1_000_000
+    document = nodes.document(None, None)
+    document += nodes.raw("", inline, format="html")
+    document += nodes.raw("", "<p>plotly.js v1 is mentioned in prose</p>", format="html")
+    for fmt, expected_big in (("latex", True), ("html", False)):
+        book_ext._strip_inline_plotly_from_outputs(SimpleNamespace(builder=SimpleNamespace(format=fmt)), document, "x")
+        raw = list(document.findall(nodes.raw))
+        assert (len(raw[0].astext()) > 1_000_000) is expected_big
+    assert "Plotly.newPlot" in raw[0].astext() and "<script" in raw[0].astext()
+    assert raw[1].astext() == "<p>plotly.js v1 is mentioned in prose</p>"

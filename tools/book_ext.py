@@ -1,6 +1,6 @@
 """Sphinx extension for the course book: figure guard, withheld solutions, one local plotly.js, the PDF's class.
 
-Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools/``). It does three things:
+Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools/``). It does five things:
 
 1. **Figures cannot disappear.** ``figure_minimums`` (a dict in ``sphinx.config``) maps a document name such
    as ``book/01_bias_variance_trees`` to the smallest number of images its HTML page must contain. After an
@@ -18,10 +18,15 @@ Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools
    ``TABULAR_TREES_PLOTLY_JS=site`` (the executing kernels inherit it), and the chapters then write their
    demos with ``include_plotlyjs=False``; outside the book (Jupyter, Colab, nbval) they inline it. The
    extension copies the ``plotly.min.js`` of the installed plotly package into ``_static/`` and loads it
-   on every HTML page, so the book stays offline and no page inlines its own 4.8 MB copy.
+   on every HTML page, so the book stays offline and no page inlines its own 4.8 MB copy. A chapter executed
+   outside the build (the test command's nbval run, whose executions the build reuses from the jupyter-cache)
+   did inline it: the extension removes every inlined plotly.js from the pages' HTML outputs
+   (``strip_inline_plotly``), so each page loads plotly.js exactly once, from ``_static/``.
 4. **A PDF with the book's structure.** ``use_jupyterbook_latex: true`` turns the table of contents' part
    captions into LaTeX parts and every chapter into a LaTeX chapter; this extension then puts Sphinx's own
    LaTeX class back in place of sphinx-jupyterbook-latex's (which needs a 1.4 GB font package).
+5. **A handout.** The PDF is US letter unless ``TABULAR_TREES_PAPER=a4``, and leaves the API reference out
+   unless ``TABULAR_TREES_PDF_API=1``.
 """
 
 from __future__ import annotations
@@ -39,8 +44,26 @@ logger = logging.getLogger(__name__)
 
 SOLUTION_TAG_CLASS = "tag_solution"
 PLOTLY_JS = "plotly.min.js"
+API_PAGE = "book/api"
 # An image Sphinx copied for a page: ``src="../_images/…"`` (any depth of ``../``) or ``src="_images/…"``.
 _IMG_RE = re.compile(r"<img\b[^>]*\bsrc=\"(?:\.\./)*_images/[^\"]+\"", re.IGNORECASE)
+
+
+# plotly's ``to_html(include_plotlyjs=True)`` inlines the library as ``<script>/**\n* plotly.js vX.Y.Z ...</script>``.
+_INLINE_PLOTLY_RE = re.compile(r"<script[^>]*>\s*/\*\*\s*\*\s*plotly\.js v.*?</script>", re.S)
+
+
+def strip_inline_plotly(html: str) -> str:
+    """``html`` without any inlined copy of plotly.js (the page loads the site's ``_static/plotly.min.js``)."""
+    return _INLINE_PLOTLY_RE.sub("", html)
+
+
+def _strip_inline_plotly_from_outputs(app, doctree, docname) -> None:
+    if app.builder.format != "html":
+        return
+    for node in list(doctree.findall(nodes.raw)):
+        if "html" in node.get("format", "").split() and "plotly.js v" in node.astext():
+            node.replace_self(nodes.raw("", strip_inline_plotly(node.astext()), format=node["format"]))
 
 
 def count_figures(html: str) -> int:
@@ -111,11 +134,43 @@ def _plain_latex_class(app, config) -> None:
         config.latex_theme = "manual"
 
 
+def _paper_size(app, config) -> None:
+    """The PDF is US letter unless ``TABULAR_TREES_PAPER=a4`` (only the LaTeX builder reads ``latex_elements``)."""
+    paper = os.environ.get("TABULAR_TREES_PAPER", "letter").strip().lower()
+    if paper not in {"letter", "a4"}:
+        raise ExtensionError(f"TABULAR_TREES_PAPER must be 'letter' or 'a4', got {paper!r}")
+    config.latex_elements = {**(config.latex_elements or {}), "papersize": f"{paper}paper"}
+
+
+def _api_out_of_the_handout(app) -> None:
+    """The PDF leaves the API reference out (80 pages the handout does not need; the HTML book has it) unless
+    ``TABULAR_TREES_PDF_API=1``. Runs before Sphinx looks for the source files."""
+    if app.builder.format != "latex":
+        return
+    if os.environ.get("TABULAR_TREES_PDF_API", "").strip().lower() not in {"1", "true", "yes"}:
+        app.config.exclude_patterns = [*app.config.exclude_patterns, API_PAGE + ".md"]
+        # the contents and the introduction's {doc} link name the page left out; the HTML build (-W) still checks
+        # every document link
+        app.config.suppress_warnings = [*app.config.suppress_warnings, "etoc.ref", "ref.doc"]
+
+
+def _number_within_chapters(app) -> None:
+    """sphinx-jupyterbook-latex numbers exercises and theorems within sections in the PDF ("Exercise 8.11.2": it
+    sets ``numfig_secnum_depth = 2`` when the contents have parts); the book numbers them within chapters, as the
+    HTML does and the check ids read ("Exercise 8.2"). Runs after the extension's own ``builder-inited`` hook."""
+    if app.builder.format == "latex":
+        app.config["numfig_secnum_depth"] = 1
+
+
 def setup(app):
     app.connect("config-inited", _plain_latex_class, priority=900)
     app.add_config_value("figure_minimums", {}, "html")
     app.connect("config-inited", _hide_solutions_from_env)
     app.connect("doctree-read", _remove_solution_cells)
     app.connect("builder-inited", _builder_inited)
+    app.connect("config-inited", _paper_size)
+    app.connect("builder-inited", _api_out_of_the_handout)
+    app.connect("builder-inited", _number_within_chapters, priority=900)
     app.connect("build-finished", _copy_plotly_and_check_figures)
+    app.connect("doctree-resolved", _strip_inline_plotly_from_outputs)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

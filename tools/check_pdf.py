@@ -1,12 +1,24 @@
-"""Check the PDF of the book: page count, every chapter title of ``_toc.yml``, and the book's structure.
+"""Check the PDF of the book: a handout an instructor can print.
 
-Usage: ``python tools/check_pdf.py _build/latex/tabular-trees.pdf [--min-pages N]``.
+Usage: ``python tools/check_pdf.py _build/latex/tabular-trees.pdf [--min-pages N] [--api]``.
 
 Reads the title (the first ``# `` heading) of every file listed in ``_toc.yml``, extracts the PDF's text with
 ``pdftotext`` and its page count with ``pdfinfo`` (both from poppler-utils), prints the page count, and exits
-with status 1 when a title is missing, the PDF has fewer than ``--min-pages`` pages, or the contents (the LaTeX
-``.toc`` file next to the PDF) do not list every part of ``_toc.yml`` as a part and every page under it as a
-chapter of that part.
+with status 1 when
+
+- a title is missing, or the PDF has fewer than ``--min-pages`` pages;
+- the contents (the LaTeX ``.toc`` file next to the PDF) do not list every part of ``_toc.yml`` as a part and
+  every page under it as a chapter of that part;
+- the API reference is in the handout (it is left out unless the build had ``TABULAR_TREES_PDF_API=1``; pass
+  ``--api`` to check such a PDF, which must then contain it);
+- the LaTeX log (the ``.log`` next to the PDF) reports a missing character (a glyph the font lacks);
+- an output shows a placeholder instead of a picture or a table (``<IPython.core.display.HTML object>``,
+  ``<pandas.io.formats.style.Styler at 0x...>``);
+- a table cell is cut short (pandas' ``...`` at the end of a cell);
+- a chapter is empty (its first page carries its title and almost nothing else, as a heading over a
+  bibliography that starts a chapter of its own);
+- an exercise, theorem, definition, ... is not numbered within its chapter in order ("Exercise 8.2" is the
+  second exercise of chapter 8, the id its check cell uses; read from the LaTeX source next to the PDF).
 """
 
 from __future__ import annotations
@@ -20,14 +32,27 @@ import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+API_PAGE = "book/api"  # left out of the handout unless the PDF was built with TABULAR_TREES_PDF_API=1
+_MISSING_RE = re.compile(r"^Missing character: There is no (.+?) in font (.+?)!?$", re.M)
+# an object's default repr: "<IPython.core.display.HTML object>", "<pandas.io.formats.style.Styler at 0x7f4a...>"
+_PLACEHOLDER_RE = re.compile(r"<[A-Za-z_][\w.]*(?:\s+object(?:\s+at\s+0x[0-9a-fA-F]+)?|\s+at\s+0x[0-9a-fA-F]+)>")
+# pandas cuts a long cell to display.max_colwidth characters and ends it with "..." (a letter, digit or closing
+# bracket right before the dots, and the cell's end right after them).
+_TRUNCATED_RE = re.compile(r"[A-Za-z0-9)\]]\.\.\.(?=\s|$)")
 
 
-def chapter_titles(root: Path = ROOT) -> list[str]:
-    """The ``# `` title of every file in ``_toc.yml`` (root page included), in order."""
+def _toc_files(root: Path = ROOT) -> list[str]:
+    """The root page and every file of ``_toc.yml``, in order."""
     toc = (root / "_toc.yml").read_text(encoding="utf-8")
-    files = re.findall(r"^\s*root:\s*(\S+)", toc, re.M) + re.findall(r"file:\s*(\S+)", toc)
+    return re.findall(r"^\s*root:\s*(\S+)", toc, re.M) + re.findall(r"file:\s*(\S+)", toc)
+
+
+def chapter_titles(root: Path = ROOT, exclude=()) -> list[str]:
+    """The ``# `` title of every file in ``_toc.yml`` (root page included) but those in ``exclude``, in order."""
     titles = []
-    for name in files:
+    for name in _toc_files(root):
+        if name in exclude:
+            continue
         md, nb = root / (name + ".md"), root / (name + ".ipynb")
         if nb.exists():
             cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
@@ -43,15 +68,81 @@ def chapter_titles(root: Path = ROOT) -> list[str]:
     return titles
 
 
-def toc_parts(root: Path = ROOT) -> list[tuple[str, list[str]]]:
-    """The parts of ``_toc.yml``: (caption, [title of each of its files]) in order."""
+def toc_parts(root: Path = ROOT, exclude=()) -> list[tuple[str, list[str]]]:
+    """The parts of ``_toc.yml``: (caption, [title of each of its files but those in ``exclude``]) in order."""
     toc = (root / "_toc.yml").read_text(encoding="utf-8")
-    titles = iter(chapter_titles(root)[1:])  # the files' titles in order, after the root page
+    titles = iter(chapter_titles(root, exclude)[1:])  # the files' titles in order, after the root page
     parts = []
     for block in re.split(r"^\s*- caption:", toc, flags=re.M)[1:]:
         caption = block.splitlines()[0].strip()
-        parts.append((caption, [next(titles) for _ in re.findall(r"file:\s*(\S+)", block)]))
+        files = [f for f in re.findall(r"file:\s*(\S+)", block) if f not in exclude]
+        parts.append((caption, [next(titles) for _ in files]))
     return parts
+
+
+_CHAPTER_RE = re.compile(r"^\\chapter\{")
+_ADMONITION_RE = re.compile(r"\\begin\{sphinxadmonition\}\{note\}\{([A-Z][a-z]+) (\d+(?:\.\d+)*)(?=[\s}])")
+_NUMBERED_KINDS = {"Exercise", "Theorem", "Definition", "Proposition", "Lemma", "Corollary", "Algorithm",
+                   "Example", "Conjecture", "Axiom", "Criterion", "Remark", "Property", "Observation",
+                   "Assumption", "Notation"}
+
+
+def tex_numbering_problems(tex: str) -> list[str]:
+    """Exercises and theorem-like blocks of the LaTeX source numbered N.k: N the chapter they stand in (LaTeX's
+    chapter counter, which runs on across parts), k their position among the chapter's blocks of that kind."""
+    problems, chapter, seen = [], 0, {}
+    for line in tex.splitlines():
+        if _CHAPTER_RE.match(line):
+            chapter, seen = chapter + 1, {}
+            continue
+        match = _ADMONITION_RE.search(line)
+        if match and match.group(1) in _NUMBERED_KINDS:
+            kind, number = match.group(1), match.group(2)
+            seen[kind] = seen.get(kind, 0) + 1
+            if number != f"{chapter}.{seen[kind]}":
+                problems.append(f"{kind} {number} is {kind.lower()} {seen[kind]} of chapter {chapter}: "
+                                f"expected {kind} {chapter}.{seen[kind]}")
+    return problems
+
+
+def missing_characters(log_text: str) -> list[str]:
+    """The distinct "Missing character" warnings of a (Xe)LaTeX log, with how often each occurs."""
+    found = _MISSING_RE.findall(log_text)
+    return [f"missing character {char} in font {font} ({found.count((char, font))}x)"
+            for char, font in dict.fromkeys(found)]
+
+
+def placeholders(text: str) -> list[str]:
+    """Outputs that print an object's ``repr`` where a picture or a table belongs."""
+    return sorted(set(_PLACEHOLDER_RE.findall(text)))
+
+
+def truncated_cells(text: str) -> list[str]:
+    """Lines of the PDF's text with a cell that pandas cut short ("(be...")."""
+    return [line.strip() for line in text.splitlines() if _TRUNCATED_RE.search(line)]
+
+
+def empty_chapters(pages: list[str], min_chars: int = 120) -> list[str]:
+    """Chapters whose first page shows the heading and fewer than ``min_chars`` letters and digits of text.
+
+    ``pages`` is the PDF's text page by page (``pdftotext``, pages split at form feeds). A chapter's first page
+    begins with the word CHAPTER (the heading style of Sphinx's LaTeX, which also capitalises the number word and
+    the title); its text is every line with a lower-case letter (the page number and the heading have none)."""
+    problems = []
+    for number, page in enumerate(pages, start=1):
+        lines = [line.strip() for line in page.splitlines() if line.strip()]
+        if not lines or lines[0] != "CHAPTER":
+            continue
+        title_lines = []
+        for line in lines[2:]:  # after CHAPTER and the number word, the capitalised title
+            if re.search(r"[a-z]", line) or line.isdigit():
+                break
+            title_lines.append(line)
+        body = _plain(" ".join(line for line in lines[1:] if re.search(r"[a-z]", line)))
+        if len(body) < min_chars:
+            title = " ".join(title_lines).title() or "?"
+            problems.append(f"page {number}: the chapter '{title}' is empty ({len(body)} characters on its first page)")
+    return problems
 
 
 def _plain(latex: str) -> str:
@@ -108,31 +199,55 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pdf", type=Path)
     parser.add_argument("--min-pages", type=int, default=50, help="fail below this many pages (default 50)")
+    parser.add_argument("--api", action="store_true",
+                        help="the PDF was built with TABULAR_TREES_PDF_API=1 and must contain the API reference")
     args = parser.parse_args(argv)
     if not args.pdf.is_file():
         print(f"no PDF at {args.pdf}; build it with: jupyter-book build . --builder pdflatex")
         return 1
+    exclude = () if args.api else (API_PAGE,)
     info = subprocess.run(["pdfinfo", str(args.pdf)], capture_output=True, text=True, check=True).stdout
     pages = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
-    text = normalise(subprocess.run(["pdftotext", "-layout", str(args.pdf), "-"], capture_output=True,
-                                    text=True, check=True).stdout)
-    missing = [t for t in chapter_titles() if normalise(re.sub(r"[*_`]", "", t)) not in text]
-    print(f"{args.pdf}: {pages} pages, {len(chapter_titles()) - len(missing)} of {len(chapter_titles())} titles found")
-    for t in missing:
-        print(f"missing title: {t}")
+    raw = subprocess.run(["pdftotext", "-layout", str(args.pdf), "-"], capture_output=True, text=True,
+                         check=True).stdout
+    text = normalise(raw)
+    titles = chapter_titles(exclude=exclude)
+    missing = [t for t in titles if normalise(re.sub(r"[*_`]", "", t)) not in text]
+    print(f"{args.pdf}: {pages} pages, {len(titles) - len(missing)} of {len(titles)} titles found")
+    problems = [f"missing title: {t}" for t in missing]
     if pages < args.min_pages:
-        print(f"only {pages} pages, expected at least {args.min_pages}")
+        problems.append(f"only {pages} pages, expected at least {args.min_pages}")
     toc_file = args.pdf.with_suffix(".toc")
     if not toc_file.is_file():
         print(f"no LaTeX contents file {toc_file} next to the PDF: cannot check the book's structure")
         return 1
-    problems = structure_problems(contents_lines(toc_file), toc_parts())
-    n_chapters = sum(len(titles) for _, titles in toc_parts())
+    entries = contents_lines(toc_file)
+    structure = structure_problems(entries, toc_parts(exclude=exclude))
+    n_chapters = sum(len(t) for _, t in toc_parts(exclude=exclude))
     print(f"contents: {len(toc_parts())} parts and {n_chapters} chapters expected at chapter level, "
-          f"{len(problems)} problem(s)")
+          f"{len(structure)} problem(s)")
+    problems += structure
+    if not args.api:
+        api_title = _plain(chapter_titles()[_toc_files().index(API_PAGE)])
+        if any(level == "chapter" and text_.endswith(api_title) for level, text_ in entries):
+            problems.append("the API reference is in the handout (build without TABULAR_TREES_PDF_API, or pass --api)")
+    log_file = args.pdf.with_suffix(".log")
+    if log_file.is_file():
+        problems += missing_characters(log_file.read_text(encoding="utf-8", errors="replace"))
+    else:
+        problems.append(f"no LaTeX log {log_file} next to the PDF: cannot check for missing characters")
+    problems += [f"placeholder instead of a picture or table: {p}" for p in placeholders(raw)]
+    problems += [f"truncated table cell: {line[:100]}" for line in truncated_cells(raw)]
+    problems += empty_chapters(raw.split("\f"))
+    tex_file = args.pdf.with_suffix(".tex")
+    if tex_file.is_file():
+        problems += tex_numbering_problems(tex_file.read_text(encoding="utf-8", errors="replace"))
+    else:
+        problems.append(f"no LaTeX source {tex_file} next to the PDF: cannot check the numbering")
     for problem in problems:
         print(problem)
-    return 1 if missing or problems or pages < args.min_pages else 0
+    print(f"check_pdf: {len(problems)} problem(s)")
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

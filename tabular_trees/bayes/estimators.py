@@ -139,7 +139,9 @@ class _BayesianTreeBase(BaseEstimator):
                 raise ValueError("observer needs the chains in this process; pass n_jobs=1 (or n_chains=1) to "
                                  "observe them.")
             from joblib import Parallel, delayed
-            it = Parallel(n_jobs=self.n_jobs, backend="loky", return_as="generator")(
+            # no backend named: joblib's active one (``joblib.parallel_config(backend="dask")`` runs the chains on a
+            # Dask cluster), local processes (loky) by default
+            it = Parallel(n_jobs=self.n_jobs, return_as="generator")(
                 delayed(_run_chain)(post, dict(common, seed=r)) for r in rngs)
             if self.progress:
                 it = _import_tqdm()(it, total=len(rngs), desc=f"{self.method} chains", leave=False)
@@ -260,7 +262,8 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
         split into batches of chains.
     n_chains : int, default=1
     n_jobs : int or None
-        Chains run in parallel with joblib (loky) when ``n_jobs != 1``.
+        Chains run in parallel with joblib when ``n_jobs != 1``, on joblib's active backend (local
+        processes by default; inside ``joblib.parallel_config(backend="dask")`` on a Dask cluster).
     prior : TreePrior or None, default=None
         Tree prior p_split(d) = α(1+d)^−β and the priors μ_k ~ N(mu_loc, mu_scale²),
         σ ~ InverseGamma(sigma_a, sigma_b); ``None`` means ``TreePrior()`` (the paper's values

@@ -32,3 +32,26 @@ def test_chains_on_a_local_dask_cluster_match_n_jobs_1(method):
         np.testing.assert_array_equal(getattr(on_dask, name), getattr(reference, name))
     rows = np.random.default_rng(1).random((5, 2))
     np.testing.assert_array_equal(on_dask.sample_predictions(rows), reference.sample_predictions(rows))
+
+
+def test_reproduce_script_runs_the_protocol_on_dask(tmp_path):
+    import json
+    import sys
+    from pathlib import Path
+
+    benchmarks = Path(__file__).resolve().parents[1] / "benchmarks"
+    if str(benchmarks) not in sys.path:
+        sys.path.insert(0, str(benchmarks))
+    from harness import load_script
+
+    reproduce = load_script("reproduce_rjhmc")
+    quick = ["--quick", "--methods", "hmc-df", "--datasets", ""]
+    reproduce.main(quick + ["--n-jobs", "1", "--output", str(tmp_path / "local")])
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        reproduce.main(quick + ["--n-jobs", "2", "--dask", cluster.scheduler_address, "--output", str(tmp_path / "dask")])
+    local, dask = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("local", "dask"))
+    assert "dask=" in dask["machine"]
+    chains = [[{k: v for k, v in c.items() if k != "seconds"} for c in r["table1"]["hmc-df"]["chains"]]
+              for r in (local, dask)]
+    assert chains[0] == chains[1]

@@ -32,7 +32,7 @@ FLOOR = 0.05  # posterior-mean test MSE below this counts as "at the noise floor
 MINIATURE = {
     "n_chains": 2,
     "cgm": {"n_iter": 2000, "n_burnin": 1000},
-    "hmc": {"n_iter": 120, "n_burnin": 60, "k_warmup": 50, "h_init": {"hmc-df": 0.05, "hmc-dfi": 0.05}},
+    "hmc": {"n_iter": 200, "n_burnin": 140, "k_warmup": 50, "burnin_leaf_draw": True},
 }
 
 
@@ -46,7 +46,7 @@ def miniature_models(random_state, n_jobs=1):
     for name in ("hmc-df", "hmc-dfi"):
         models[name] = bayes.BayesianTreeRegressor(
             method=name, n_iter=hmc["n_iter"], n_burnin=hmc["n_burnin"],
-            sampler=bayes.RJHMCSettings(k_warmup=hmc["k_warmup"], h_init=hmc["h_init"][name], h_final=0.001),
+            sampler=bayes.RJHMCSettings(k_warmup=hmc["k_warmup"], burnin_leaf_draw=hmc["burnin_leaf_draw"]),
             **common)
     return models
 
@@ -65,9 +65,20 @@ def main(argv=None):
     ap.add_argument("--seeds", default="0,1,2,3,4")
     ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--output", default=str(RECORDED / "rjhmc_miniature_seeds"))
+    ap.add_argument("--merge", nargs="+", default=None, metavar="JSON", help="join runs of single seeds into one file")
     args = ap.parse_args(argv)
+    if args.merge:
+        runs = [json.loads(Path(f).read_text()) for f in args.merge]
+        res = dict(runs[0], seeds={k: v for r in runs for k, v in r["seeds"].items()},
+                   script=" + ".join(r["script"].strip() for r in runs) + " (one process per run), joined with --merge")
+        if any(r["miniature"] != res["miniature"] for r in runs):
+            raise SystemExit("the runs to merge have different settings")
+        Path(args.output).with_suffix(".json").write_text(json.dumps(res, indent=1) + "\n")
+        return
     Xtr, ytr, Xte, yte = make_cgm(random_state=0)
-    res = {"script": "benchmarks/bayes_miniature_seeds.py " + " ".join(argv or []),
+    import sys
+
+    res = {"script": "benchmarks/bayes_miniature_seeds.py " + " ".join(sys.argv[1:] if argv is None else argv),
            "date": datetime.date.today().isoformat(), "machine": machine_description(), "n_jobs": args.n_jobs,
            "miniature": MINIATURE, "floor": FLOOR, "seeds": {}}
     for seed in (int(s) for s in args.seeds.split(",")):

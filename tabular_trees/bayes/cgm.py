@@ -29,7 +29,7 @@ from ._codes import MOVE_CHANGE, MOVE_CODE, MOVE_GROW, MOVE_NAMES, MOVE_PRUNE, M
 from ._settings import CGMPrior, CGMSettings
 from .posterior import _class_count
 from .rjhmc import _check_seed
-from .soft_tree import SoftTree
+from .soft_split_tree import SoftTree
 
 __all__ = ["CGMPosterior", "cgm_chain"]
 

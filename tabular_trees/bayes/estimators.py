@@ -16,7 +16,7 @@ from ._settings import CGMPrior, CGMSettings, RJHMCSettings, TreePrior
 from .cgm import CGMPosterior, cgm_chain
 from .posterior import TreePosterior
 from .rjhmc import rjhmc_chain
-from .soft_tree import tree_leaf_weights
+from .soft_split_tree import tree_leaf_weights
 
 __all__ = ["BayesianTreeRegressor", "BayesianTreeClassifier"]
 

@@ -25,7 +25,7 @@ from ._posterior_kernels import _log_posterior_kernel, _Topology, _TreeData
 from ._settings import TreePrior
 from ._simplex import _stick_breaking, _stick_breaking_inverse
 from ._soft_tree_kernels import _node_probabilities
-from .soft_tree import _check_tree
+from .soft_split_tree import _check_tree
 
 __all__ = ["TreePosterior", "log_tree_prior"]
 
@@ -48,7 +48,7 @@ def log_tree_prior(tree, alpha, beta):
 
     Examples
     --------
-    >>> from tabular_trees.bayes.soft_tree import SoftTree
+    >>> from tabular_trees.bayes.soft_split_tree import SoftTree
     >>> round(log_tree_prior(SoftTree(1), 0.45, 2.5), 6)  # a single leaf: log(1 - 0.45)
     -0.597837
     """
@@ -119,7 +119,7 @@ class TreePosterior:
 
     Examples
     --------
-    >>> from tabular_trees.bayes.soft_tree import SoftTree
+    >>> from tabular_trees.bayes.soft_split_tree import SoftTree
     >>> rng = np.random.default_rng(0); X = rng.random((20, 2)); y = rng.normal(size=20)
     >>> post = TreePosterior(X, y, "regression", use_simplex=False)
     >>> tree = SoftTree(2).grow(0, 1, 0.5, None, 0.3)
@@ -194,7 +194,7 @@ class TreePosterior:
 
         Examples
         --------
-        >>> from tabular_trees.bayes.soft_tree import SoftTree
+        >>> from tabular_trees.bayes.soft_split_tree import SoftTree
         >>> rng = np.random.default_rng(0)
         >>> post = TreePosterior(rng.random((20, 2)), rng.normal(size=20), "regression", False).without_likelihood()
         >>> t = SoftTree(2)

@@ -36,7 +36,7 @@ from ._codes import MOVE_CODE, MOVE_GROW, MOVE_NAMES, MOVE_STAY
 from ._settings import RJHMCSettings
 from .nuts import run_tree_nuts
 from .posterior import TreePosterior
-from .soft_tree import SoftTree, _check_tree, soft_leaf_probabilities
+from .soft_split_tree import SoftTree, _check_tree, soft_leaf_probabilities
 
 __all__ = ["rjhmc_chain"]
 

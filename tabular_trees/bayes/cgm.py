@@ -24,11 +24,9 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._validation import as_1d_target, as_float_matrix, as_regression_target, check_int, check_option
-from ._chain import ChainResult, ChainStep, _check_observer
+from ._chain import ChainResult, ChainStep, _check_observer, _check_seed, _class_count
 from ._codes import MOVE_CHANGE, MOVE_CODE, MOVE_GROW, MOVE_NAMES, MOVE_PRUNE, MOVE_SWAP
 from ._settings import CGMPrior, CGMSettings
-from .posterior import _class_count
-from .rjhmc import _check_seed
 from .soft_split_tree import SoftTree
 
 __all__ = ["CGMPosterior", "cgm_chain"]

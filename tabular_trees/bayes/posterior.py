@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_float_matrix, as_regression_target, check_int, check_option, check_real
+from ._chain import _class_count
 from ._codes import model_code
 from ._posterior_kernels import _log_posterior_kernel, _Topology, _TreeData
 from ._settings import TreePrior
@@ -61,19 +62,6 @@ def log_tree_prior(tree, alpha, beta):
     psplit = alpha * (1.0 + tree.depth) ** (-beta)
     inner = tree.left >= 0
     return float(np.sum(np.log(psplit[inner])) + np.sum(np.log1p(-psplit[~inner])))
-
-
-def _class_count(y, n_classes):
-    """The number of classes M (``n_classes``, default ``y.max() + 1``) of integer class codes ``y``, checking
-    that every code lies in 0..M−1."""
-    M = int(y.max()) + 1 if n_classes is None else check_int(n_classes, "n_classes", min_val=2)
-    if y.min() < 0 or y.max() >= M:
-        bound = f"0..{M - 1} (n_classes={M})" if n_classes is not None else "0, 1, 2, ... (non-negative)"
-        raise ValueError(
-            f"y has class codes from {int(y.min())} to {int(y.max())}, but classification needs integer "
-            f"codes in {bound}; encode the labels with classes, y = numpy.unique(y, return_inverse=True) first."
-        )
-    return M
 
 
 def _node_depths(tree):

@@ -31,7 +31,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._validation import check_int
-from ._chain import ChainResult, ChainStep, _check_observer
+from ._chain import ChainResult, ChainStep, _check_observer, _check_seed
 from ._codes import MOVE_CODE, MOVE_GROW, MOVE_NAMES, MOVE_STAY
 from ._settings import RJHMCSettings
 from .nuts import run_tree_nuts
@@ -185,13 +185,6 @@ def _leaf_values_given_splits(posterior, tree, sigma, h, rng):
     new = tree.copy()
     new.value[tree.leaves()] = draw
     return new
-
-
-def _check_seed(seed):
-    """``seed`` (a non-negative int or a Generator) as a Generator."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(check_int(seed, "seed", min_val=0))
 
 
 def _check_init(posterior, init):

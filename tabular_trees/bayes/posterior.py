@@ -223,6 +223,37 @@ class TreePosterior:
             out.append(check_real(h, "h", min_val=0.0, include_boundaries="neither"))
         return out
 
+    def check_state(self, tree, theta=None, h=None, *, theta_name="theta"):
+        """Check a tree (and θ, h) against this posterior before compiled code sees them.
+
+        Returns the list of the checked values given, θ (float64, contiguous) and/or h, in that order;
+        a bad one raises a ValueError or TypeError naming it (``theta_name`` for θ).
+
+        Examples
+        --------
+        >>> from tabular_trees.bayes.soft_split_tree import SoftTree
+        >>> post = TreePosterior(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), "regression", use_simplex=False)
+        >>> tree = SoftTree(1).grow(0, 0, 0.5, None, 1.0)
+        >>> [v.tolist() if hasattr(v, "tolist") else v for v in post.check_state(tree, [0.0, 0.0, 1.0, 0.0], 0.1)]
+        [[0.0, 0.0, 1.0, 0.0], 0.1]
+        """
+        return self._check(tree, theta, h, theta_name=theta_name)
+
+    def kernel_inputs(self, tree, feature=None):
+        """``(data, topology)``: the data and ``tree`` as the compiled kernels take them.
+
+        ``feature`` replaces the tree's split indices in the topology (the NUTS run updates its own copy).
+
+        Examples
+        --------
+        >>> from tabular_trees.bayes.soft_split_tree import SoftTree
+        >>> post = TreePosterior(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), "regression", use_simplex=False)
+        >>> data, topo = post.kernel_inputs(SoftTree(1).grow(0, 0, 0.5, None, 1.0))
+        >>> topo.leaf_pos.tolist()
+        [-1, 0, 1]
+        """
+        return self._data_record(), self._topology(tree, feature)
+
     # -------------------------------------------------------------- layout
     def positions(self, tree):
         """Arrays mapping node id → position among internal nodes / leaves (−1 elsewhere)."""

@@ -41,6 +41,7 @@ Usage::
 
     python benchmarks/reproduce_rjhmc.py --protocol medium --n-jobs 2
     python benchmarks/reproduce_rjhmc.py --quick
+    python benchmarks/reproduce_rjhmc.py --quick --dask local --n-jobs 2        # chains as Dask tasks (or --dask tcp://host:8786)
     # the paper protocol in batches, then one file
     python benchmarks/reproduce_rjhmc.py --methods hmc-dfi --datasets '' --chains 0:2 --output dfi_0
     python benchmarks/reproduce_rjhmc.py --skip-table1 --datasets wine --methods hmc-df --output wine_df
@@ -52,6 +53,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import platform
 import time
@@ -351,6 +353,10 @@ def main(argv=None, observer=None):
     ap.add_argument("--random-walk-splits", action="store_true",
                     help="HMC-DF: update split indices by uniform random-walk Metropolis as in the authors' code "
                          "(RJHMCSettings's split_index_update='random_walk'); recorded in the protocol")
+    ap.add_argument("--dask", default=None, metavar="ADDRESS",
+                    help="run the chains on a Dask cluster through joblib's dask backend: a scheduler address "
+                         "(tcp://host:8786) or 'local' for a LocalCluster of --n-jobs single-threaded workers "
+                         "on this machine; the results are those of the default local processes")
     ap.add_argument("--output", default=str(RECORDED / "rjhmc_tables"), help="output path without extension")
     args = ap.parse_args(argv)
     if args.merge:
@@ -378,10 +384,32 @@ def main(argv=None, observer=None):
     names = [d for d in args.datasets.split(",") if d]
     if args.quick:
         names = names[:2]
+    with contextlib.ExitStack() as stack:
+        if args.dask is not None:
+            _enter_dask(stack, args.dask, args.n_jobs)
+        return _run(args, name, proto, first, seed, methods, names, observer)
+
+
+def _enter_dask(stack, address, n_jobs):
+    """Route joblib (and so the estimators' chains) to a Dask cluster for the rest of ``stack``."""
+    import joblib
+    from distributed import Client, LocalCluster
+
+    if address == "local":
+        cluster = stack.enter_context(LocalCluster(n_workers=max(n_jobs, 1), threads_per_worker=1,
+                                                   dashboard_address=None))
+        client = stack.enter_context(Client(cluster))
+    else:
+        client = stack.enter_context(Client(address))
+    print(f"chains on Dask: {client}", flush=True)
+    stack.enter_context(joblib.parallel_config(backend="dask"))
+
+
+def _run(args, name, proto, first, seed, methods, names, observer):
     t_start = time.perf_counter()
     res = {"protocol_name": name, "protocol": proto, "seed": args.seed, "first_chain": first,
            "machine": f"{platform.machine()}, "
-           f"n_jobs={args.n_jobs}", "table1": {}, "table2": {}}
+           f"n_jobs={args.n_jobs}" + ("" if args.dask is None else f", dask={args.dask}"), "table1": {}, "table2": {}}
     Xtr, ytr, Xte, yte = make_cgm(random_state=args.seed)
     for m in ([] if args.skip_table1 else methods):
         res["table1"][m] = fit(m, "cgm", "regression", (Xtr, ytr, Xte, yte), proto, args.n_jobs, seed, observer)

@@ -471,3 +471,45 @@ def test_fixed_step_size_without_warmup_samples_the_posterior():
     sd = adapted.samples.std(0)
     np.testing.assert_array_less(np.abs(fixed.samples.mean(0) - adapted.samples.mean(0)), 0.15 * sd)
     np.testing.assert_allclose(fixed.samples.std(0), sd, rtol=0.15)
+
+
+def test_burnin_leaf_draw_is_the_conjugate_gaussian_conditional():
+    """The burn-in leaf draw: mean and covariance against the closed form on the raw rows (no grouping)."""
+    from tabular_trees.bayes import RJHMCSettings, SoftTree, TreePosterior, TreePrior, soft_leaf_probabilities
+    from tabular_trees.bayes.rjhmc import _leaf_values_given_splits
+
+    rng = np.random.default_rng(0)
+    X = np.round(rng.random((60, 2)), 1)             # repeated rows: the posterior groups them
+    y = 3.0 * (X[:, 0] > 0.45) + 0.3 * rng.normal(size=60)
+    prior = TreePrior(mu_loc=0.5, mu_scale=2.0)
+    post = TreePosterior(X, y, "regression", use_simplex=False, prior=prior)
+    tree = SoftTree(2).grow(0, 0, 0.45, None, 0.0).grow(2, 1, 0.5, None, -4.0)
+    sigma, h = 0.3, 0.05
+    phi = soft_leaf_probabilities(tree, X, h)
+    a = phi.T @ phi / sigma**2 + np.eye(3) / 2.0**2
+    mean = np.linalg.solve(a, phi.T @ y / sigma**2 + 0.5 / 2.0**2)
+    draws = np.array([_leaf_values_given_splits(post, tree, sigma, h, rng).value[tree.leaves()]
+                      for _ in range(4000)])
+    cov = np.linalg.inv(a)
+    assert np.all(np.abs(draws.mean(axis=0) - mean) < 5 * np.sqrt(np.diag(cov) / 4000))
+    np.testing.assert_allclose(np.cov(draws.T), cov, rtol=0.15, atol=1e-4)
+    # the splits are untouched
+    new = _leaf_values_given_splits(post, tree, sigma, h, rng)
+    assert np.array_equal(new.threshold, tree.threshold) and np.array_equal(new.feature, tree.feature)
+    with pytest.raises(TypeError, match="burnin_leaf_draw"):
+        RJHMCSettings(burnin_leaf_draw="yes")
+
+
+def test_burnin_leaf_draw_leaves_the_default_chain_and_the_sampling_phase_alone():
+    """Off by default (the chain is bit-identical to the paper's sampler); with n_burnin=0 it changes nothing."""
+    from tabular_trees.bayes import RJHMCSettings, TreePosterior, rjhmc_chain
+
+    rng = np.random.default_rng(1)
+    X = rng.random((40, 2))
+    y = 2.0 * (X[:, 0] > 0.5) + 0.1 * rng.normal(size=40)
+    post = TreePosterior(X, y, "regression", use_simplex=False)
+    base = dict(k_warmup=10, h_init=0.05, h_final=0.05)
+    runs = {flag: rjhmc_chain(post, n_iter=5, n_burnin=0, seed=3, sampler=RJHMCSettings(**base, burnin_leaf_draw=flag))
+            for flag in (False, True)}
+    np.testing.assert_array_equal(runs[False].log_posterior, runs[True].log_posterior)
+    assert RJHMCSettings().burnin_leaf_draw is False

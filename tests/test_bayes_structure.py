@@ -135,3 +135,16 @@ def test_rules_catch_the_old_shapes():
     twelve = ast.parse("def f(a, b, c, d, e, f, g, h, i, j, k, l): pass")
     assert too_many_parameters(twelve) == []
     assert too_many_parameters(ast.parse("def f(a, b, c, d, e, f, g, h, i, j, k, *, l, m): pass")) != []
+
+
+def test_old_soft_tree_module_name_still_imports_with_a_deprecation_warning():
+    import importlib
+    import sys
+
+    from tabular_trees.bayes import soft_split_tree
+
+    sys.modules.pop("tabular_trees.bayes.soft_tree", None)
+    with pytest.warns(DeprecationWarning, match="renamed tabular_trees.bayes.soft_split_tree"):
+        old = importlib.import_module("tabular_trees.bayes.soft_tree")
+    assert old.SoftTree is soft_split_tree.SoftTree and old._check_tree is soft_split_tree._check_tree
+    assert old.__all__ == soft_split_tree.__all__

@@ -38,7 +38,7 @@ from .estimators import BayesianTreeClassifier, BayesianTreeRegressor
 from .nuts import NUTSResult, NUTSStats, run_tree_nuts, softness_schedule
 from .posterior import TreePosterior, log_tree_prior
 from .rjhmc import rjhmc_chain
-from .soft_tree import SoftTree, predict_hard_tree, predict_soft_tree, soft_leaf_probabilities, tree_leaf_weights
+from .soft_split_tree import SoftTree, predict_hard_tree, predict_soft_tree, soft_leaf_probabilities, tree_leaf_weights
 
 __all__ = [
     "BayesianTreeRegressor", "BayesianTreeClassifier", "SoftTree", "soft_leaf_probabilities", "predict_soft_tree",

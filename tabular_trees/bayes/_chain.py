@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 
+from .._validation import check_int
+
 __all__ = ["ChainResult", "ChainStep"]
 
 
@@ -122,3 +124,23 @@ def _check_observer(observer):
     if observer is not None and not callable(observer):
         raise TypeError(f"observer must be a callable taking a ChainStep, or None, got {observer!r}.")
     return observer
+
+
+def _check_seed(seed):
+    """``seed`` (a non-negative int or a Generator) as a Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(check_int(seed, "seed", min_val=0))
+
+
+def _class_count(y, n_classes):
+    """The number of classes M (``n_classes``, default ``y.max() + 1``) of integer class codes ``y``, checking
+    that every code lies in 0..M−1."""
+    M = int(y.max()) + 1 if n_classes is None else check_int(n_classes, "n_classes", min_val=2)
+    if y.min() < 0 or y.max() >= M:
+        bound = f"0..{M - 1} (n_classes={M})" if n_classes is not None else "0, 1, 2, ... (non-negative)"
+        raise ValueError(
+            f"y has class codes from {int(y.min())} to {int(y.max())}, but classification needs integer "
+            f"codes in {bound}; encode the labels with classes, y = numpy.unique(y, return_inverse=True) first."
+        )
+    return M

@@ -121,6 +121,13 @@ class RJHMCSettings:
         doubling heuristic or dual averaging starts. With ``k_warmup=0`` nothing is adapted and
         every NUTS transition uses this step size (and a unit mass matrix); each NUTS leg is then
         exactly reversible, which is what the exact-posterior tests use.
+    burnin_leaf_draw : bool, default=False
+        Regression, burn-in only (not in the paper or the authors' code): after every proposal,
+        draw the proposed tree's leaf values from their Gaussian conditional given its splits and σ
+        (the leaves are conjugate) before the second NUTS run, instead of the new leaf's prior draw.
+        NUTS at a small softness moves leaf values slowly, so a grow that puts a split in the right
+        place is otherwise judged with a leaf value far from its data. Burn-in uses the biased Eq. 19
+        and its samples are discarded, so the chain after burn-in is unchanged in law.
 
     Examples
     --------
@@ -144,8 +151,12 @@ class RJHMCSettings:
     step_size_search: bool = True
     split_index_update: str = "gibbs"
     step_size: float = 1.0
+    burnin_leaf_draw: bool = False
 
     def __post_init__(self):
+        if not isinstance(self.burnin_leaf_draw, (bool, np.bool_)):
+            raise TypeError(f"burnin_leaf_draw must be True or False, got {self.burnin_leaf_draw!r}.")
+        _set(self, "burnin_leaf_draw", bool(self.burnin_leaf_draw))
         _set(self, "k_warmup", check_int(self.k_warmup, "k_warmup", min_val=0, max_val=10**6))
         for name in ("h_init", "h_final"):
             if getattr(self, name) is not None:

@@ -1,6 +1,6 @@
 """Compiled kernels of the soft decision trees (``soft_tree.py``): routing probabilities and hard routing.
 
-Private: the public functions of :mod:`tabular_trees.bayes.soft_tree` validate their inputs and
+Private: the public functions of :mod:`tabular_trees.bayes.soft_split_tree` validate their inputs and
 call these.
 """
 

@@ -24,12 +24,10 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._validation import as_1d_target, as_float_matrix, as_regression_target, check_int, check_option
-from ._chain import ChainResult, ChainStep, _check_observer
+from ._chain import ChainResult, ChainStep, _check_observer, _check_seed, _class_count
 from ._codes import MOVE_CHANGE, MOVE_CODE, MOVE_GROW, MOVE_NAMES, MOVE_PRUNE, MOVE_SWAP
 from ._settings import CGMPrior, CGMSettings
-from .posterior import _class_count
-from .rjhmc import _check_seed
-from .soft_tree import SoftTree
+from .soft_split_tree import SoftTree
 
 __all__ = ["CGMPosterior", "cgm_chain"]
 
@@ -200,7 +198,11 @@ class CGMPosterior:
             raise TypeError(f"prior must be a CGMPrior or None, got {type(prior).__name__}.")
         if task == "regression":
             y = as_regression_target(y, X.shape[0])
-            lam = float(np.var(y)) if prior.lam is None else prior.lam
+            with np.errstate(over="ignore"):
+                lam = float(np.var(y)) if prior.lam is None else prior.lam
+            if not np.isfinite(lam):
+                raise ValueError(f"y's variance overflows (max |y| = {float(np.max(np.abs(y))):.3g}), so lam = var(y) "
+                                 "is not finite; rescale y (e.g. standardise it) or pass CGMPrior(lam=...).")
             if not lam > 0:
                 raise ValueError("y is constant, so lam = var(y) = 0; pass a positive CGMPrior(lam=...) or a "
                                  "varying y.")
@@ -233,6 +235,20 @@ class CGMPosterior:
         other.likelihood = False
         return other
 
+    def _check_tree(self, tree):
+        """``tree`` must be a SoftTree over this posterior's features with split indices in range."""
+        if not isinstance(tree, SoftTree):
+            raise TypeError(f"tree must be a SoftTree (e.g. SoftTree({self.X.shape[1]})), got {type(tree).__name__}.")
+        p = self.X.shape[1]
+        if tree.n_features != p:
+            raise ValueError(f"tree was built for {tree.n_features} features but this posterior's X has {p}; "
+                             f"build it with SoftTree({p}).")
+        inner = tree.internal_nodes()
+        bad = inner[(tree.feature[inner] < 0) | (tree.feature[inner] >= p)]
+        if bad.size:
+            raise ValueError(f"tree has split index {int(tree.feature[bad[0]])} at node {int(bad[0])}; split indices "
+                             f"must lie in 0..{p - 1}.")
+
     def log_marginal(self, tree, rows=None):
         """Log marginal likelihood p(Y | X, T) (0 without likelihood); ``rows`` as ``_node_rows`` gives them."""
         if not self.likelihood:
@@ -248,7 +264,9 @@ class CGMPosterior:
         >>> bool(np.isfinite(post.log_posterior(SoftTree(1))))
         True
         """
-        rows = _node_rows(tree, self.X) if rows is None else rows
+        if rows is None:
+            self._check_tree(tree)
+            rows = _node_rows(tree, self.X)
         return self.log_marginal(tree, rows) + _cgm_log_prior(tree, self.X, self.prior.alpha, self.prior.beta, rows)
 
 

@@ -24,6 +24,11 @@ __all__ = ["split_rhat", "effective_sample_size"]
 def _as_chains(x, name="x"):
     if x is None:
         raise TypeError(f"{name} must be an array of shape (n_chains, n_draws), got None.")
+    try:
+        np.asarray(x)
+    except ValueError:
+        raise ValueError(f"{name} is ragged: every chain needs the same number of draws; trim them to the shortest "
+                         f"(e.g. np.array([c[:n] for c in chains]) with n the shortest length).") from None
     if np.iscomplexobj(x) or (hasattr(x, "dtype") and np.dtype(x.dtype).kind == "c"):
         # NumPy would drop the imaginary parts with only a ComplexWarning; draws of a real
         # quantity are real, so complex input is a mistake upstream, not something to truncate

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from collections import namedtuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -16,11 +17,19 @@ from ._settings import CGMPrior, CGMSettings, RJHMCSettings, TreePrior
 from .cgm import CGMPosterior, cgm_chain
 from .posterior import TreePosterior
 from .rjhmc import rjhmc_chain
-from .soft_tree import tree_leaf_weights
+from .soft_split_tree import tree_leaf_weights
 
 __all__ = ["BayesianTreeRegressor", "BayesianTreeClassifier"]
 
-_METHODS = ("hmc-df", "hmc-dfi", "cgm")
+_Method = namedtuple("_Method", "posterior chain settings soft")
+# One row per method decides everything about it: the model the chains sample, the chain function, the sampler
+# settings it takes (and the default: settings()), and whether its trees route softly (at the chain's h).
+_METHOD_TABLE = {
+    "hmc-df": _Method(TreePosterior, rjhmc_chain, RJHMCSettings, soft=True),
+    "hmc-dfi": _Method(TreePosterior, rjhmc_chain, RJHMCSettings, soft=True),
+    "cgm": _Method(CGMPosterior, cgm_chain, CGMSettings, soft=False),
+}
+_METHODS = tuple(_METHOD_TABLE)
 _Y_GRID = 2.0**20
 
 
@@ -71,7 +80,7 @@ def _chain_seeds(random_state, n_chains):
 
 def _method_sampler(method, sampler):
     """The sampler settings of ``method``: ``sampler`` if it belongs to the method, its defaults for None."""
-    kind = CGMSettings if method == "cgm" else RJHMCSettings
+    kind = _METHOD_TABLE[method].settings
     if sampler is None:
         return kind()
     if not isinstance(sampler, kind):
@@ -82,8 +91,7 @@ def _method_sampler(method, sampler):
     return sampler
 
 
-def _run_chain(posterior, kwargs):
-    chain = cgm_chain if isinstance(posterior, CGMPosterior) else rjhmc_chain
+def _run_chain(chain, posterior, kwargs):
     return chain(posterior, **kwargs)
 
 
@@ -126,21 +134,24 @@ class _BayesianTreeBase(BaseEstimator):
 
     def _posterior(self, Xs, y_codes, n_classes, prior):
         """The model the chains sample: a CGMPosterior for ``method="cgm"``, a TreePosterior otherwise."""
-        if self.method == "cgm":
+        if _METHOD_TABLE[self.method].posterior is CGMPosterior:
             # CGM's conjugate leaf prior is scaled by the data; only the tree prior's alpha, beta carry over
             return CGMPosterior(Xs, y_codes, self._task, n_classes, prior=CGMPrior(alpha=prior.alpha, beta=prior.beta))
         return TreePosterior(Xs, y_codes, self._task, use_simplex=self.method == "hmc-dfi", n_classes=n_classes,
                              prior=prior)
 
     def _run_chains(self, post, common, rngs, observer):
+        chain = _METHOD_TABLE[self.method].chain
         sequential = self.n_chains == 1 or self.n_jobs in (None, 1)
         if not sequential:
             if observer is not None:
                 raise ValueError("observer needs the chains in this process; pass n_jobs=1 (or n_chains=1) to "
                                  "observe them.")
             from joblib import Parallel, delayed
-            it = Parallel(n_jobs=self.n_jobs, backend="loky", return_as="generator")(
-                delayed(_run_chain)(post, dict(common, seed=r)) for r in rngs)
+            # no backend named: joblib's active one (``joblib.parallel_config(backend="dask")`` runs the chains on a
+            # Dask cluster), local processes (loky) by default
+            it = Parallel(n_jobs=self.n_jobs, return_as="generator")(
+                delayed(_run_chain)(chain, post, dict(common, seed=r)) for r in rngs)
             if self.progress:
                 it = _import_tqdm()(it, total=len(rngs), desc=f"{self.method} chains", leave=False)
             return list(it)
@@ -154,7 +165,7 @@ class _BayesianTreeBase(BaseEstimator):
             if observer is not None:
                 observer(step)
 
-        chains = [_run_chain(post, dict(common, seed=r, observer=observe if bar or observer else None))
+        chains = [_run_chain(chain, post, dict(common, seed=r, observer=observe if bar or observer else None))
                   for r in rngs]
         if bar is not None:
             bar.close()
@@ -204,7 +215,7 @@ class _BayesianTreeBase(BaseEstimator):
 
     def _routing(self, tree, Xs):
         """(n_samples, n_leaves) routing weights of one kept tree on scaled inputs."""
-        return tree_leaf_weights(tree, Xs, None if self.method == "cgm" else self.h_)
+        return tree_leaf_weights(tree, Xs, self.h_ if _METHOD_TABLE[self.method].soft else None)
 
     def leaf_weights(self, X, sample):
         """Probability that each row reaches each leaf of one posterior sample.
@@ -260,7 +271,8 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
         split into batches of chains.
     n_chains : int, default=1
     n_jobs : int or None
-        Chains run in parallel with joblib (loky) when ``n_jobs != 1``.
+        Chains run in parallel with joblib when ``n_jobs != 1``, on joblib's active backend (local
+        processes by default; inside ``joblib.parallel_config(backend="dask")`` on a Dask cluster).
     prior : TreePrior or None, default=None
         Tree prior p_split(d) = α(1+d)^−β and the priors μ_k ~ N(mu_loc, mu_scale²),
         σ ~ InverseGamma(sigma_a, sigma_b); ``None`` means ``TreePrior()`` (the paper's values

@@ -226,16 +226,16 @@ def run_tree_nuts(posterior, tree, theta0, *, settings, n_samples=1, seed=0):
     if theta0 is None:
         raise TypeError("theta0 must be a 1-D array of floats (the starting point; see TreePosterior.pack), "
                         "got None.")
-    (theta0,) = posterior._check(tree, theta0, theta_name="theta0")
+    (theta0,) = posterior.check_state(tree, theta0, theta_name="theta0")
     ws, we, rs, re = _schedule_arrays(settings.n_warmup)
     split_update = SPLIT_FIXED if posterior.use_simplex else SPLIT_UPDATE_CODE[settings.split_index_update]
     cfg = _NutsConfig(settings.max_tree_depth, settings.target_accept, ws, we, rs, re, settings.h_init,
                       settings.h_final, split_update, settings.step_size_search, settings.step_size)
     out = _NutsOutput(np.zeros((n_samples, theta0.shape[0])), np.zeros((n_samples, tree.n_nodes), dtype=np.int64),
                       np.zeros(n_samples), np.zeros(6))
-    topo = posterior._topology(tree, feature=tree.feature.copy())
+    data, topo = posterior.kernel_inputs(tree, feature=tree.feature.copy())
     t0 = time.perf_counter()
-    inv_mass = _run_nuts(theta0, int(seed), settings.n_warmup, n_samples, cfg, posterior._data_record(), topo, out)
+    inv_mass = _run_nuts(theta0, int(seed), settings.n_warmup, n_samples, cfg, data, topo, out)
     seconds = time.perf_counter() - t0
     return NUTSResult(samples=out.samples, features=out.feat_samples, log_densities=out.lps,
                       stats=_stats(out.info, inv_mass, seconds))

@@ -20,12 +20,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_float_matrix, as_regression_target, check_int, check_option, check_real
+from ._chain import _class_count
 from ._codes import model_code
 from ._posterior_kernels import _log_posterior_kernel, _Topology, _TreeData
 from ._settings import TreePrior
 from ._simplex import _stick_breaking, _stick_breaking_inverse
 from ._soft_tree_kernels import _node_probabilities
-from .soft_tree import _check_tree
+from .soft_split_tree import _check_tree
 
 __all__ = ["TreePosterior", "log_tree_prior"]
 
@@ -48,7 +49,7 @@ def log_tree_prior(tree, alpha, beta):
 
     Examples
     --------
-    >>> from tabular_trees.bayes.soft_tree import SoftTree
+    >>> from tabular_trees.bayes.soft_split_tree import SoftTree
     >>> round(log_tree_prior(SoftTree(1), 0.45, 2.5), 6)  # a single leaf: log(1 - 0.45)
     -0.597837
     """
@@ -61,19 +62,6 @@ def log_tree_prior(tree, alpha, beta):
     psplit = alpha * (1.0 + tree.depth) ** (-beta)
     inner = tree.left >= 0
     return float(np.sum(np.log(psplit[inner])) + np.sum(np.log1p(-psplit[~inner])))
-
-
-def _class_count(y, n_classes):
-    """The number of classes M (``n_classes``, default ``y.max() + 1``) of integer class codes ``y``, checking
-    that every code lies in 0..M−1."""
-    M = int(y.max()) + 1 if n_classes is None else check_int(n_classes, "n_classes", min_val=2)
-    if y.min() < 0 or y.max() >= M:
-        bound = f"0..{M - 1} (n_classes={M})" if n_classes is not None else "0, 1, 2, ... (non-negative)"
-        raise ValueError(
-            f"y has class codes from {int(y.min())} to {int(y.max())}, but classification needs integer "
-            f"codes in {bound}; encode the labels with classes, y = numpy.unique(y, return_inverse=True) first."
-        )
-    return M
 
 
 def _node_depths(tree):
@@ -119,7 +107,7 @@ class TreePosterior:
 
     Examples
     --------
-    >>> from tabular_trees.bayes.soft_tree import SoftTree
+    >>> from tabular_trees.bayes.soft_split_tree import SoftTree
     >>> rng = np.random.default_rng(0); X = rng.random((20, 2)); y = rng.normal(size=20)
     >>> post = TreePosterior(X, y, "regression", use_simplex=False)
     >>> tree = SoftTree(2).grow(0, 1, 0.5, None, 0.3)
@@ -194,7 +182,7 @@ class TreePosterior:
 
         Examples
         --------
-        >>> from tabular_trees.bayes.soft_tree import SoftTree
+        >>> from tabular_trees.bayes.soft_split_tree import SoftTree
         >>> rng = np.random.default_rng(0)
         >>> post = TreePosterior(rng.random((20, 2)), rng.normal(size=20), "regression", False).without_likelihood()
         >>> t = SoftTree(2)
@@ -234,6 +222,37 @@ class TreePosterior:
         if h is not None:
             out.append(check_real(h, "h", min_val=0.0, include_boundaries="neither"))
         return out
+
+    def check_state(self, tree, theta=None, h=None, *, theta_name="theta"):
+        """Check a tree (and θ, h) against this posterior before compiled code sees them.
+
+        Returns the list of the checked values given, θ (float64, contiguous) and/or h, in that order;
+        a bad one raises a ValueError or TypeError naming it (``theta_name`` for θ).
+
+        Examples
+        --------
+        >>> from tabular_trees.bayes.soft_split_tree import SoftTree
+        >>> post = TreePosterior(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), "regression", use_simplex=False)
+        >>> tree = SoftTree(1).grow(0, 0, 0.5, None, 1.0)
+        >>> [v.tolist() if hasattr(v, "tolist") else v for v in post.check_state(tree, [0.0, 0.0, 1.0, 0.0], 0.1)]
+        [[0.0, 0.0, 1.0, 0.0], 0.1]
+        """
+        return self._check(tree, theta, h, theta_name=theta_name)
+
+    def kernel_inputs(self, tree, feature=None):
+        """``(data, topology)``: the data and ``tree`` as the compiled kernels take them.
+
+        ``feature`` replaces the tree's split indices in the topology (the NUTS run updates its own copy).
+
+        Examples
+        --------
+        >>> from tabular_trees.bayes.soft_split_tree import SoftTree
+        >>> post = TreePosterior(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), "regression", use_simplex=False)
+        >>> data, topo = post.kernel_inputs(SoftTree(1).grow(0, 0, 0.5, None, 1.0))
+        >>> topo.leaf_pos.tolist()
+        [-1, 0, 1]
+        """
+        return self._data_record(), self._topology(tree, feature)
 
     # -------------------------------------------------------------- layout
     def positions(self, tree):

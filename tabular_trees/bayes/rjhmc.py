@@ -31,12 +31,12 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._validation import check_int
-from ._chain import ChainResult, ChainStep, _check_observer
+from ._chain import ChainResult, ChainStep, _check_observer, _check_seed
 from ._codes import MOVE_CODE, MOVE_GROW, MOVE_NAMES, MOVE_STAY
 from ._settings import RJHMCSettings
 from .nuts import run_tree_nuts
 from .posterior import TreePosterior
-from .soft_tree import SoftTree, _check_tree
+from .soft_split_tree import SoftTree, _check_tree, soft_leaf_probabilities
 
 __all__ = ["rjhmc_chain"]
 
@@ -168,11 +168,23 @@ def _init_state(posterior, rng):
     return posterior.unpack(tree, theta)
 
 
-def _check_seed(seed):
-    """``seed`` (a non-negative int or a Generator) as a Generator."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(check_int(seed, "seed", min_val=0))
+def _leaf_values_given_splits(posterior, tree, sigma, h, rng):
+    """``tree`` with its leaf values drawn from their Gaussian conditional given the splits and σ (regression).
+
+    With φ the rows' leaf probabilities at softness ``h`` the likelihood is Gaussian in μ, so with the prior
+    μ_k ~ N(m, s²) the conditional is N(A⁻¹b, A⁻¹), A = ΦᵀWΦ/σ² + I/s², b = ΦᵀΣy/σ² + m/s² (rows grouped as in the
+    posterior: W their counts, Σy their sums of y).
+    """
+    phi = soft_leaf_probabilities(tree, posterior.X, h)
+    m, s = posterior.hyp[0], posterior.hyp[1]
+    a = (phi.T * posterior.w) @ phi / sigma**2 + np.eye(phi.shape[1]) / s**2
+    b = phi.T @ posterior.ysum / sigma**2 + m / s**2
+    chol = np.linalg.cholesky(a)
+    mean = np.linalg.solve(a, b)
+    draw = mean + np.linalg.solve(chol.T, rng.standard_normal(phi.shape[1]))
+    new = tree.copy()
+    new.value[tree.leaves()] = draw
+    return new
 
 
 def _check_init(posterior, init):
@@ -295,6 +307,8 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         # 2-4. topology move with prior draws: x' -> x''
         move = _MOVES[int(rng.choice(3, p=np.asarray(probs)))]
         tree2, log_q, move = _propose_move(posterior, moved.tree, move, probs, rng, sampler.prune_start)
+        if burn and sampler.burnin_leaf_draw and posterior.regression:
+            tree2 = _leaf_values_given_splits(posterior, tree2, moved.sigma, h, rng)
         theta2 = posterior.pack(tree2, moved.sigma)
         lp_x2 = posterior.log_posterior(tree2, theta2, h)
         # 5. HMC on the proposal: x'' -> x*

@@ -431,6 +431,12 @@ EXEMPT = {
     # the book's figure helpers: a matplotlib style and a Plotly-figure-to-HTML wrapper, no numeric input
     "plotting.use_book_style": "sets the book's matplotlib style (one keyword, no data)",
     "plotting.interactive_html": "wraps a Plotly figure's own to_html; no numeric input to corrupt",
+    "plotting.InteractiveFigure": "the record interactive_html returns (HTML and its static picture, not a function "
+                                  "of user input)",
+    "plotting.markdown_table": "converts a DataFrame or Styler already shown by pandas; refuses anything else with a "
+                               "TypeError (tests/test_plotting.py)",
+    "plotting.static_picture": "draws a Plotly figure the chapter built; no numeric input to corrupt "
+                               "(tests/test_plotting.py)",
 }
 
 

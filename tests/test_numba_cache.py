@@ -27,7 +27,7 @@ SRC = Path(tabular_trees.__file__).resolve().parent
 SCRIPT = """
 import numpy as np
 from tabular_trees.bayes.posterior import TreePosterior
-from tabular_trees.bayes.soft_tree import SoftTree
+from tabular_trees.bayes.soft_split_tree import SoftTree
 rng = np.random.default_rng(0); X = rng.random((20, 2)); y = rng.normal(size=20)
 post = TreePosterior(X, y, "regression", use_simplex=True)
 tree = SoftTree(2, use_simplex=True).grow(0, 1, 0.5, np.array([0.3, 0.7]), 0.3)

@@ -20,7 +20,7 @@ Public API
 
 Everything else (the compiled kernels, the stick-breaking transforms, the move proposals)
 is private to the submodules and may change. Compiled code lives in the private kernel
-modules ``_posterior_kernels``, ``_nuts_kernels``, ``_soft_tree_kernels`` and ``_simplex``.
+modules ``_posterior_kernels``, ``_nuts_kernels``, ``_soft_split_tree_kernels`` and ``_simplex``.
 
 Compiled code and its cache: numba's ``cache=True`` keys a cached function on its own
 source file only. Compiled call chains in this package cross files
@@ -47,3 +47,16 @@ __all__ = [
     "ChainStep", "split_rhat", "effective_sample_size", "TreePrior", "RJHMCSettings", "NUTSSettings", "CGMPrior",
     "CGMSettings",
 ]
+
+# ``tabular_trees.bayes.soft_tree`` (renamed ``soft_split_tree``: it differed from ``tabular_trees.soft_trees``
+# by one letter) stays importable for one release; reading a name from it warns.
+from .. import _deprecation  # noqa: E402
+from . import soft_split_tree as _soft_split_tree  # noqa: E402
+
+_soft_tree_alias = _deprecation.moved_module(__name__ + ".soft_tree", _soft_split_tree)
+
+
+def __getattr__(name):
+    if name == "soft_tree":
+        return _soft_tree_alias
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,7 +25,7 @@ from ._codes import model_code
 from ._posterior_kernels import _log_posterior_kernel, _Topology, _TreeData
 from ._settings import TreePrior
 from ._simplex import _stick_breaking, _stick_breaking_inverse
-from ._soft_tree_kernels import _node_probabilities
+from ._soft_split_tree_kernels import _node_probabilities
 from .soft_split_tree import _check_tree
 
 __all__ = ["TreePosterior", "log_tree_prior"]

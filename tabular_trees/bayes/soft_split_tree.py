@@ -26,7 +26,7 @@ import numbers
 import numpy as np
 
 from .._validation import as_float_matrix, check_int, check_real
-from ._soft_tree_kernels import _hard_route, _node_probabilities
+from ._soft_split_tree_kernels import _hard_route, _node_probabilities
 
 __all__ = ["SoftTree", "soft_leaf_probabilities", "predict_soft_tree", "predict_hard_tree", "tree_leaf_weights"]
 

@@ -166,9 +166,10 @@ def test_install_cell_is_guarded_and_first(exported):
         first_code = next(c for c in nb["cells"] if c["cell_type"] == "code")
         text = _source(first_code)
         compile(text, name, "exec")
-        assert "find_spec(module) is None" in text and "if missing:" in text, name
+        assert "find_spec(module) is None" in text and "release(have) < release(minimum)" in text, name
         # checked by distribution name, so the foreign `tabular_trees` does not count as installed
-        assert f"importlib.metadata.version({export_notebooks.DISTRIBUTION!r})" in text
+        assert f"DISTRIBUTION = {export_notebooks.DISTRIBUTION!r}" in text
+        assert "importlib.metadata.version(DISTRIBUTION)" in text
 
 
 def test_install_cell_is_a_no_op_in_the_course_environment(exported, monkeypatch):

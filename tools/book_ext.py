@@ -156,6 +156,15 @@ def _api_out_of_the_handout(app) -> None:
         app.config.suppress_warnings = [*app.config.suppress_warnings, "etoc.ref", "ref.doc"]
 
 
+def _reread_contents_when_api_comes_or_goes(app, env, added, changed, removed):
+    """A build that reuses the environment of another (the PDF after the HTML, or the other way round) adds or
+    removes the API page without re-reading the pages whose contents list it, so their stored toctrees still
+    name it (the PDF then inlined the whole API reference) or still lack it. Re-read every page with a toctree."""
+    if API_PAGE in added or API_PAGE in removed:
+        return sorted(doc for doc in env.toctree_includes if doc not in added)
+    return []
+
+
 def _api_wanted_in_pdf() -> bool:
     return os.environ.get("TABULAR_TREES_PDF_API", "").strip().lower() in {"1", "true", "yes"}
 
@@ -197,6 +206,7 @@ def setup(app):
     app.connect("builder-inited", _builder_inited)
     app.connect("config-inited", _paper_size)
     app.connect("builder-inited", _api_out_of_the_handout)
+    app.connect("env-get-outdated", _reread_contents_when_api_comes_or_goes)
     app.add_post_transform(_DropApiFromPdfContents)
     app.connect("builder-inited", _number_within_chapters, priority=900)
     app.connect("build-finished", _copy_plotly_and_check_figures)

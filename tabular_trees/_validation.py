@@ -19,6 +19,7 @@ __all__ = [
     "as_class_target",
     "check_scalar",
     "check_random_state",
+    "check_generator_seed",
     "check_seed",
     "check_int",
     "check_real",
@@ -362,20 +363,23 @@ class Instance:
         return value
 
 
-def check_seed_value(value, name="random_state"):
+def check_seed_value(value, name="random_state", *, allow_seed_sequence=False):
     """The project's one seed rule: return ``value`` if it is a seed scikit-learn accepts, else raise.
 
     Accepted: ``None``, an int in ``[0, 2**32 - 1]`` (Python or NumPy integer) or a
     ``numpy.random.RandomState`` -- what scikit-learn's ``random_state`` parameters accept, except
     ``True``/``False``, which scikit-learn takes as the seeds 1 and 0 and this project refuses as it
-    refuses bools for every integer parameter. Errors name ``name``.
+    refuses bools for every integer parameter. With ``allow_seed_sequence`` also a
+    ``numpy.random.SeedSequence`` (the Bayesian estimators spawn one child per chain from it, so a long
+    run can be split over machines). Errors name ``name``.
     """
-    if value is None or isinstance(value, np.random.RandomState):
+    accepted = (np.random.RandomState, np.random.SeedSequence) if allow_seed_sequence else np.random.RandomState
+    if value is None or isinstance(value, accepted):
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        kinds = "a numpy.random.RandomState" + (" or SeedSequence" if allow_seed_sequence else "")
         raise TypeError(
-            f"{name} must be None, an int in [0, 2**32 - 1] or a numpy.random.RandomState, "
-            f"got {type(value).__name__} {value!r}."
+            f"{name} must be None, an int in [0, 2**32 - 1] or {kinds}, got {type(value).__name__} {value!r}."
         )
     return check_int(value, name, min_val=0, max_val=2**32 - 1)
 
@@ -383,18 +387,37 @@ def check_seed_value(value, name="random_state"):
 def check_seed(value, name="random_state"):
     """Validate ``value`` with :func:`check_seed_value` and return scikit-learn's ``check_random_state`` of it.
 
-    Every public function and estimator of the package (outside ``bayes``) turns its ``random_state``
-    into a generator through this function, so one rule decides what a seed is; the generator is the
-    one scikit-learn would build, so every random draw is unchanged.
+    Every public function and estimator of the package that draws from a ``RandomState`` turns its
+    ``random_state`` into a generator through this function, so one rule decides what a seed is; the
+    generator is the one scikit-learn would build, so every random draw is unchanged.
     """
     return check_random_state(check_seed_value(value, name))
 
 
+def check_generator_seed(value, name="seed"):
+    """The seed rule for code that draws from a ``numpy.random.Generator`` (the Bayesian chains).
+
+    A ``Generator`` is used as it is; anything else must pass :func:`check_seed_value` (a
+    ``SeedSequence`` allowed) and seeds ``numpy.random.default_rng``, so an int gives the generator
+    ``default_rng(int)`` always gave. A ``RandomState`` gives up one draw to seed the generator.
+    """
+    if isinstance(value, np.random.Generator):
+        return value
+    value = check_seed_value(value, name, allow_seed_sequence=True)
+    if isinstance(value, np.random.RandomState):
+        value = int(value.randint(0, 2**32 - 1, dtype=np.int64))
+    return np.random.default_rng(value)
+
+
 class RandomState:
-    """Hyperparameter rule: ``None``, an int or a ``numpy.random.RandomState`` (:func:`check_seed_value`)."""
+    """Hyperparameter rule: ``None``, an int or a ``numpy.random.RandomState`` (:func:`check_seed_value`);
+    with ``allow_seed_sequence=True`` also a ``numpy.random.SeedSequence``."""
+
+    def __init__(self, *, allow_seed_sequence=False):
+        self.allow_seed_sequence = allow_seed_sequence
 
     def __call__(self, value, name):
-        return check_seed_value(value, name)
+        return check_seed_value(value, name, allow_seed_sequence=self.allow_seed_sequence)
 
 
 def check_params(estimator):

@@ -68,7 +68,6 @@ __all__ = [
     "PseudoLinearDiscriminantAnalysis",
     "quantile_bin_edges",
     "leaf_intercept",
-    "paper_models",
 ]
 
 _INTERCEPTS = ("paper", "theorem", "nearest-mean", "none")
@@ -600,67 +599,12 @@ class DTEClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(scores, axis=1)]
 
 
-# ----------------------------------------------------------------------------- protocol
-def paper_models(random_state=None, *, nonlinear=True, lda=True):
-    """The classifiers of the paper's Table I, configured like its MATLAB set-up.
-
-    - ``"DTE-1"``: MATLAB ``fitctree(NumBins=30, MinLeafSize=10)`` + ``fitcdiscr`` pseudolinear;
-      here ``DTEClassifier(n_trees=1, standardize=False)`` (raw features, as in MATLAB).
-    - ``"DTE-3"``: the same tree plus two bootstrap trees; ``DTEClassifier(n_trees=3, standardize=False)``.
-    - ``"Tree"``: ``fitctree`` defaults (Gini, ``MinParentSize=10``);
-      ``DecisionTreeClassifier(min_samples_split=10)``.
-    - ``"RF"``: ``TreeBagger`` with 50 trees (``sqrt(p)`` features per split);
-      ``RandomForestClassifier(n_estimators=50, max_features="sqrt", n_jobs=1)``.
-    - ``"MLP"``: ``fitcnet`` with 100 hidden ReLU units, standardised inputs, L-BFGS, no penalty,
-      at most 1000 iterations; ``StandardScaler`` + ``MLPClassifier((100,), solver="lbfgs",
-      alpha=0, max_iter=1000)``.
-    - ``"LDA"`` (not in the paper): :class:`PseudoLinearDiscriminantAnalysis` on ``X``.
-    - ``"DTE-1 RBF"``, ``"DTE-3 RBF"`` (not in the paper): ``DTEClassifier(embedding="rbf",
-      standardize=False)`` with one and three trees.
-
-    Parameters
-    ----------
-    random_state : int or None, default=None
-        Seed passed to every randomised model.
-    nonlinear : bool, default=True
-        Include the RBF anchor variants.
-    lda : bool, default=True
-        Include plain LDA on the original features.
-
-    Returns
-    -------
-    models : dict of str to estimator
-        Unfitted estimators, in the order of the table.
-
-    Examples
-    --------
-    >>> sorted(paper_models(0, nonlinear=False, lda=False))
-    ['DTE-1', 'DTE-3', 'MLP', 'RF', 'Tree']
-    """
-    check_seed(random_state)  # an invalid seed fails here, naming random_state, not later at fit
-    for flag, value in (("nonlinear", nonlinear), ("lda", lda)):
-        if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"{flag} must be a bool, got {value!r}.")
-    from sklearn.ensemble import RandomForestClassifier
-    from sklearn.neural_network import MLPClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    models = {
-        "DTE-1": DTEClassifier(n_trees=1, standardize=False, random_state=random_state),
-        "DTE-3": DTEClassifier(n_trees=3, standardize=False, random_state=random_state),
-        "Tree": DecisionTreeClassifier(min_samples_split=10, random_state=random_state),
-        "RF": RandomForestClassifier(n_estimators=50, max_features="sqrt", n_jobs=1, random_state=random_state),
-        "MLP": make_pipeline(
-            StandardScaler(),
-            MLPClassifier(
-                hidden_layer_sizes=(100,), solver="lbfgs", alpha=0.0, max_iter=1000, random_state=random_state
-            ),
-        ),
-    }
-    if lda:
-        models["LDA"] = PseudoLinearDiscriminantAnalysis()
-    if nonlinear:
-        models["DTE-1 RBF"] = DTEClassifier(n_trees=1, embedding="rbf", standardize=False, random_state=random_state)
-        models["DTE-3 RBF"] = DTEClassifier(n_trees=3, embedding="rbf", standardize=False, random_state=random_state)
-    return models
+# ----------------------------------------------------------------------------- moved away
+def __getattr__(name):
+    if name == "paper_models":  # benchmark code, moved out of the library in 0.2.0
+        raise AttributeError(
+            "tabular_trees.dte.paper_models moved out of the library (it is the paper's Table I protocol, "
+            "benchmark code): use paper_models from benchmarks/dte_paper_models.py of the repository, or "
+            "build the models yourself (chapter 13 of the book lists them, one line each)."
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

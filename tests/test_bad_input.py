@@ -301,8 +301,6 @@ def _specs():
                                        {"X": X4}, {"X": "X"}, bad_hyper=[("n_bins", 1), ("n_bins", 2.5)])
     S["dte.leaf_intercept"] = Spec(lambda d, h: dte.leaf_intercept(d["W"], **h), {"W": X4}, {"W": "X"},
                                    bad_hyper=[("kind", "x")])
-    S["dte.paper_models"] = Spec(lambda d, h: np.array(len(dte.paper_models(**h))),
-                                 bad_hyper=[("random_state", "seed"), ("nonlinear", "yes")])
     # -- bayes
     from tabular_trees.bayes.posterior import TreePosterior
 

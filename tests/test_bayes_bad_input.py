@@ -36,3 +36,41 @@ def test_cgm_posterior_refuses_a_target_whose_variance_overflows():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match=r"y's variance overflows .* rescale y"):
         bayes.CGMPosterior(rng.random((30, 2)), 1e200 * rng.random(30), "regression")
+
+
+# ---- one seed rule (tabular_trees._validation.check_seed_value) and require_y, as everywhere else in the package
+@pytest.mark.parametrize("Est", [bayes.BayesianTreeRegressor, bayes.BayesianTreeClassifier])
+@pytest.mark.parametrize("bad, error", [(True, TypeError), ("0", TypeError), (1.5, TypeError),
+                                        (np.random.default_rng(0), TypeError), (-1, ValueError),
+                                        (2**32, ValueError)])
+def test_estimators_follow_the_package_seed_rule(Est, bad, error):
+    rng = np.random.default_rng(0)
+    X, y = rng.random((20, 2)), np.arange(20) % 2
+    with pytest.raises(error, match=r"random_state( ==.*)? must be"):
+        Est(method="cgm", n_iter=4, n_burnin=2, random_state=bad).fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [bayes.BayesianTreeRegressor, bayes.BayesianTreeClassifier])
+def test_estimators_refuse_a_missing_target_through_require_y(Est):
+    with pytest.raises(ValueError, match=rf"{Est.__name__} requires y to be passed, but the target y is None"):
+        Est(method="cgm", n_iter=4, n_burnin=2).fit(np.ones((5, 2)), None)
+
+
+@pytest.mark.parametrize("chain", ["cgm_chain", "rjhmc_chain"])
+def test_chain_seed_rule(chain):
+    rng = np.random.default_rng(0)
+    X = rng.random((25, 2))
+    y = X[:, 0] + 0.1 * rng.normal(size=25)
+    post = (bayes.CGMPosterior(X, y, "regression") if chain == "cgm_chain"
+            else bayes.TreePosterior(X, y, "regression", use_simplex=False))
+    run = getattr(bayes, chain)
+    kw = dict(n_iter=6, n_burnin=3)
+    if chain == "rjhmc_chain":
+        kw["sampler"] = bayes.RJHMCSettings(k_warmup=5)
+    for bad, error in [(True, TypeError), (-1, ValueError), (2**32, ValueError), ("1", TypeError)]:
+        with pytest.raises(error, match=r"seed( ==.*)?,? must be"):
+            run(post, seed=bad, **kw)
+    # an int seeds default_rng(int): the same chain as the Generator it stands for
+    a = run(post, seed=3, **kw)
+    b = run(post, seed=np.random.default_rng(3), **kw)
+    assert np.array_equal(a.log_posterior, b.log_posterior) and np.array_equal(a.move, b.move)

@@ -330,13 +330,3 @@ def test_tree_matches_sklearn_settings():
     a, b = emb.apply(X)[:, 0], ref.apply(X)
     pairs = set(zip(a.tolist(), b.tolist()))
     assert len(pairs) == emb.n_leaves_[0]
-
-
-@pytest.mark.parametrize("bad", ["x", 1.5, True, np.random.default_rng(0)])
-def test_paper_models_seed_error_names_random_state(bad):
-    from tabular_trees.dte import paper_models
-
-    with pytest.raises(TypeError, match="random_state must be None, an int"):
-        paper_models(random_state=bad)
-    with pytest.raises(ValueError, match="random_state"):
-        paper_models(random_state=-1)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -148,7 +149,12 @@ def cases():
     emb = dte.DecisionTreeEmbedding(n_trees=3, random_state=0).fit(Xd, yd)
     out["dte.DecisionTreeEmbedding"] = emb.transform(Xd)
     out["dte.DTEClassifier"] = dte.DTEClassifier(n_trees=3, random_state=0).fit(Xd, yd).predict_proba(Xd)
-    out["dte.paper_models"] = {k: v.fit(Xd, yd).predict(Xd) for k, v in dte.paper_models(7).items()}
+    # the Table I models moved from tabular_trees.dte to benchmarks/dte_paper_models.py (same key: same numbers)
+    paper_models = getattr(dte, "paper_models", None) if "paper_models" in getattr(dte, "__all__", ()) else None
+    if paper_models is None:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+        from dte_paper_models import paper_models
+    out["dte.paper_models"] = {k: v.fit(Xd, yd).predict(Xd) for k, v in paper_models(7).items()}
     out["dte.quantile_bin_edges"] = dte.quantile_bin_edges(Xd, 30) \
         if "quantile_bin_edges" in dte.__all__ else None
     # shapley

@@ -126,13 +126,6 @@ def _check_observer(observer):
     return observer
 
 
-def _check_seed(seed):
-    """``seed`` (a non-negative int or a Generator) as a Generator."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(check_int(seed, "seed", min_val=0))
-
-
 def _class_count(y, n_classes):
     """The number of classes M (``n_classes``, default ``y.max() + 1``) of integer class codes ``y``, checking
     that every code lies in 0..M−1."""

@@ -23,8 +23,8 @@ from collections import namedtuple
 import numpy as np
 from scipy.special import gammaln
 
-from .._validation import as_1d_target, as_float_matrix, as_regression_target, check_int, check_option
-from ._chain import ChainResult, ChainStep, _check_observer, _check_seed, _class_count
+from .._validation import as_1d_target, as_float_matrix, as_regression_target, check_generator_seed, check_int, check_option
+from ._chain import ChainResult, ChainStep, _check_observer, _class_count
 from ._codes import MOVE_CHANGE, MOVE_CODE, MOVE_GROW, MOVE_NAMES, MOVE_PRUNE, MOVE_SWAP
 from ._settings import CGMPrior, CGMSettings
 from .soft_split_tree import SoftTree
@@ -328,7 +328,8 @@ def cgm_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=None)
         Data and prior (``CGMPosterior(X, y, task, n_classes, prior)``; its
         :meth:`~CGMPosterior.without_likelihood` samples the tree prior).
     n_iter, n_burnin : int
-    seed : int or Generator
+    seed : int, Generator, SeedSequence, RandomState or None
+        An int in [0, 2**32 - 1] seeds ``numpy.random.default_rng``; a Generator is used as it is.
     sampler : CGMSettings or None, default=None
         The move probabilities (grow, prune, change, swap); ``None`` means ``CGMSettings()``.
     observer : callable, optional
@@ -345,7 +346,7 @@ def cgm_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=None)
         raise TypeError(f"posterior must be a CGMPosterior (CGMPosterior(X, y, task)), got {type(posterior).__name__}.")
     n_iter = check_int(n_iter, "n_iter", min_val=1, max_val=10**7)
     n_burnin = check_int(n_burnin, "n_burnin", min_val=0, max_val=n_iter)
-    rng = _check_seed(seed)
+    rng = check_generator_seed(seed, "seed")
     if sampler is None:
         sampler = CGMSettings()
     if not isinstance(sampler, CGMSettings):

@@ -9,8 +9,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .._validation import (Boolean, Instance, Integer, Options, as_class_target, as_regression_target, check_params,
-                           validate_X)
+from .._validation import (Boolean, Instance, Integer, Options, RandomState, as_class_target, as_regression_target,
+                           check_params, require_y, validate_X)
 from ._chain import _check_observer
 from ._codes import MOVE_NAMES
 from ._settings import CGMPrior, CGMSettings, RJHMCSettings, TreePrior
@@ -42,25 +42,14 @@ def _import_tqdm():
     return tqdm
 
 
-def _column_or_1d(y):
+def _column_or_1d(estimator, y):
     """Ravel a column vector with sklearn's DataConversionWarning; leave other shapes to validation."""
-    if y is None:
-        raise ValueError("This estimator requires y to be passed, but the target y is None.")
-    shape = getattr(y, "shape", None)
+    shape = getattr(require_y(estimator, y), "shape", None)
     if shape is None:
         shape = np.asarray(y).shape
     if len(shape) == 2 and shape[1] == 1:
         return column_or_1d(y, warn=True)
     return y
-
-
-def _check_random_state(value, name):
-    """Rule of ``random_state``: None, an int, a RandomState or a SeedSequence (each seeds the chains)."""
-    if value is None or isinstance(value, (np.random.SeedSequence, np.random.RandomState)):
-        return value
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be None, an int, a RandomState or a SeedSequence, got {type(value).__name__}.")
-    return value
 
 
 def _chain_seeds(random_state, n_chains):
@@ -101,7 +90,7 @@ class _BayesianTreeBase(BaseEstimator):
         "method": Options(*_METHODS),
         "n_iter": Integer(1, 10**7),
         "n_burnin": Integer(0),
-        "random_state": _check_random_state,
+        "random_state": RandomState(allow_seed_sequence=True),
         "n_chains": Integer(1, 10**4),
         "n_jobs": Integer(allow_none=True),
         "prior": Instance(TreePrior, example="TreePrior(alpha=0.45, beta=2.5)"),
@@ -265,7 +254,8 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
         Burn-in iterations (warm-up move probabilities and the biased rule, Eq. 19);
         only later samples are kept.
     random_state : int, RandomState, SeedSequence or None
-        Seeds the chains through ``numpy.random.SeedSequence`` (one child per chain).
+        The package's seed rule (an int in [0, 2**32 - 1], a RandomState or None, as in
+        scikit-learn), with a SeedSequence allowed as well. Seeds the chains through ``numpy.random.SeedSequence`` (one child per chain).
         Chain ``i`` of ``random_state=s`` is chain ``i - a`` of
         ``random_state=SeedSequence(s, n_children_spawned=a)``, so a long run can be
         split into batches of chains.
@@ -360,7 +350,7 @@ class BayesianTreeRegressor(RegressorMixin, _BayesianTreeBase):
         params = self._check_params()
         _check_observer(observer)
         X = validate_X(self, X, preset="finite", reset=True)
-        y = _column_or_1d(y)
+        y = _column_or_1d(self, y)
         y_arr = np.asarray(y) if y is not None else None
         if y_arr is not None and y_arr.dtype == object:
             try:
@@ -454,7 +444,7 @@ class BayesianTreeClassifier(ClassifierMixin, _BayesianTreeBase):
         params = self._check_params()
         _check_observer(observer)
         X = validate_X(self, X, preset="finite", reset=True)
-        self.classes_, codes = as_class_target(_column_or_1d(y), X.shape[0])
+        self.classes_, codes = as_class_target(_column_or_1d(self, y), X.shape[0])
         chains = self._fit(X, codes, self.classes_.shape[0], observer, params)
         self.leaf_probs_ = [lp for c in chains for lp in c.leaf_probs]
         return self

@@ -30,8 +30,8 @@ from collections import namedtuple
 import numpy as np
 from scipy.special import gammaln
 
-from .._validation import check_int
-from ._chain import ChainResult, ChainStep, _check_observer, _check_seed
+from .._validation import check_generator_seed, check_int
+from ._chain import ChainResult, ChainStep, _check_observer
 from ._codes import MOVE_CODE, MOVE_GROW, MOVE_NAMES, MOVE_STAY
 from ._settings import RJHMCSettings
 from .nuts import run_tree_nuts
@@ -221,7 +221,8 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
     n_iter, n_burnin : int
         Total iterations and how many of them are burn-in (Eq. 19 rule, warm-up move
         probabilities); samples are kept after burn-in.
-    seed : int or numpy Generator
+    seed : int, Generator, SeedSequence, RandomState or None
+        An int in [0, 2**32 - 1] seeds ``numpy.random.default_rng``; a Generator is used as it is.
     sampler : RJHMCSettings or None, default=None
         NUTS warm-up length ``k_warmup``, the softness schedule ``h_init`` → ``h_final``
         (Eq. 20), the move probabilities, the other NUTS settings (every NUTS run uses
@@ -284,7 +285,7 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         raise TypeError(f"sampler must be an RJHMCSettings or None, got {type(sampler).__name__}.")
     nuts = sampler.nuts(posterior.use_simplex)
     observer = _check_observer(observer)
-    rng = _check_seed(seed)
+    rng = check_generator_seed(seed, "seed")
     tree, sigma = _init_state(posterior, rng) if init is None else _check_init(posterior, init)
     theta = posterior.pack(tree, sigma)
     h = nuts.h_final

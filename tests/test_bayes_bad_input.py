@@ -74,3 +74,20 @@ def test_chain_seed_rule(chain):
     a = run(post, seed=3, **kw)
     b = run(post, seed=np.random.default_rng(3), **kw)
     assert np.array_equal(a.log_posterior, b.log_posterior) and np.array_equal(a.move, b.move)
+
+
+def test_tree_posterior_refuses_a_theta_whose_density_is_not_a_float():
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 2))
+    post = bayes.TreePosterior(X, X[:, 0] + 0.1 * rng.normal(size=30), "regression", use_simplex=False)
+    tree = bayes.SoftTree(2).grow(0, 0, 0.5, None, 0.0)
+    theta = post.pack(tree, 1.0)
+    assert np.isfinite(post.log_posterior(tree, theta, 0.01))  # a theta from pack() is fine
+    far = np.full_like(theta, 1e300)
+    for call in (post.log_posterior, post.logp, lambda *a: post.logp_grad(*a)[0]):
+        with pytest.raises(ValueError, match=r"log-density at this theta is not representable .* up to 1e\+300"):
+            call(tree, far, 0.01)
+    # what a sampler asks for: the -inf itself (such a proposal is rejected)
+    assert post.log_posterior(tree, far, 0.01, on_overflow="return") == -np.inf
+    with pytest.raises(ValueError, match="on_overflow"):
+        post.logp(tree, theta, 0.01, on_overflow="ignore")

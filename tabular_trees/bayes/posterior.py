@@ -72,6 +72,18 @@ def _node_depths(tree):
     return depth
 
 
+def _representable(lp, theta, on_overflow):
+    """``lp``, or a ValueError naming θ when the density at a finite θ is not a float64 (−inf or NaN)."""
+    if on_overflow == "raise" and not np.isfinite(lp):
+        raise ValueError(
+            f"the log-density at this theta is not representable in float64 (got {lp}): theta has entries up to "
+            f"{np.max(np.abs(theta)):.3g} in magnitude, far outside the scale of TreePosterior.pack (thresholds, "
+            "leaf values and log sigma of a fitted tree are within a few units of 0 on standardised data); pass a "
+            "theta from pack(), or on_overflow='return' to get -inf."
+        )
+    return lp
+
+
 class TreePosterior:
     """Data, hyperparameters and the flat-vector layout of a soft-tree posterior.
 
@@ -333,18 +345,27 @@ class TreePosterior:
         theta, h = self._check(tree, theta, h)
         grad = np.zeros_like(theta)
         lp = _log_posterior_kernel(theta, grad, True, bool(jacobian), h, self._data_record(), self._topology(tree))
-        return float(lp), grad
+        return _representable(float(lp), theta, "raise"), grad
 
-    def logp(self, tree, theta, h, jacobian=True):
-        """Log-density of θ alone (see :meth:`logp_grad`)."""
+    def logp(self, tree, theta, h, jacobian=True, *, on_overflow="raise"):
+        """Log-density of θ alone (see :meth:`logp_grad`).
+
+        Where the density is too small for a float64 (θ far out on the scale of :meth:`pack`, such as an entry
+        of 1e300) it raises a ``ValueError`` naming θ; ``on_overflow="return"`` returns the ``-inf`` instead
+        (what a sampler wants: such a proposal is rejected).
+        """
+        check_option(on_overflow, "on_overflow", ("raise", "return"))
         theta, h = self._check(tree, theta, h)
         grad = np.zeros_like(theta)
-        return float(_log_posterior_kernel(theta, grad, False, bool(jacobian), h, self._data_record(),
-                                           self._topology(tree)))
+        lp = float(_log_posterior_kernel(theta, grad, False, bool(jacobian), h, self._data_record(),
+                                         self._topology(tree)))
+        return _representable(lp, theta, on_overflow)
 
-    def log_posterior(self, tree, theta, h):
-        """Constrained-space log-posterior density π(T, κ/Δ, τ, θ) up to the evidence, tree prior included."""
-        return self.logp(tree, theta, h, jacobian=False) + log_tree_prior(tree, self.alpha, self.beta)
+    def log_posterior(self, tree, theta, h, *, on_overflow="raise"):
+        """Constrained-space log-posterior density π(T, κ/Δ, τ, θ) up to the evidence, tree prior included
+        (``on_overflow``: see :meth:`logp`)."""
+        return self.logp(tree, theta, h, jacobian=False, on_overflow=on_overflow) + log_tree_prior(
+            tree, self.alpha, self.beta)
 
     def log_likelihood(self, tree, theta, h):
         """Log-likelihood alone (priors subtracted analytically)."""

@@ -208,7 +208,7 @@ def _nuts_leg(posterior, tree, theta, settings, h, rng):
     new.feature = res.features[0].copy()
     new, sigma = posterior.unpack(new, res.samples[0])
     theta = res.samples[0]
-    return _State(new, theta, sigma, posterior.log_posterior(new, theta, h)), res.stats
+    return _State(new, theta, sigma, posterior.log_posterior(new, theta, h, on_overflow="return")), res.stats
 
 
 def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=None, record_topologies=False,
@@ -289,7 +289,7 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
     tree, sigma = _init_state(posterior, rng) if init is None else _check_init(posterior, init)
     theta = posterior.pack(tree, sigma)
     h = nuts.h_final
-    state = _State(tree, theta, sigma, posterior.log_posterior(tree, theta, h))
+    state = _State(tree, theta, sigma, posterior.log_posterior(tree, theta, h, on_overflow="return"))
     tr_leaves = np.zeros(n_iter, dtype=np.int64)
     tr_lp = np.zeros(n_iter)
     tr_move = np.zeros(n_iter, dtype=np.int64)
@@ -311,7 +311,7 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         if burn and sampler.burnin_leaf_draw and posterior.regression:
             tree2 = _leaf_values_given_splits(posterior, tree2, moved.sigma, h, rng)
         theta2 = posterior.pack(tree2, moved.sigma)
-        lp_x2 = posterior.log_posterior(tree2, theta2, h)
+        lp_x2 = posterior.log_posterior(tree2, theta2, h, on_overflow="return")
         # 5. HMC on the proposal: x'' -> x*
         proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, rng)
         if record_topologies:

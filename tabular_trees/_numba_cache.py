@@ -2,7 +2,7 @@
 
 numba's ``cache=True`` stamps each cached function with its *own* source file only. A compiled
 call chain that crosses files (``bayes/_nuts_kernels.py`` calls into ``bayes/_posterior_kernels.py``,
-which calls the stick-breaking kernels of ``bayes/_simplex.py``) therefore keeps the old machine code
+whose log-density kernels call one another) therefore keeps the old machine code
 after an upgrade or a ``git pull`` that changed only the callee's file.
 
 This module, imported first by :mod:`tabular_trees`, puts in front of numba's cache locators one

@@ -348,10 +348,11 @@ def _gibbs_then_nuts(theta, lp, grad, eps, inv_mass, h, cfg, tgt, stats, work):
 
 
 @numba.njit(cache=True)
-def _run_nuts(theta0, seed, n_warmup, n_samples, cfg, data, topo, out):
+def _run_nuts(theta0, seed, n_warmup, n_samples, cfg, data, topo, out, inv_mass0):
     """Warm-up with adaptation then ``n_samples`` draws of the density given by ``data``
     (``_TreeData``) and ``topo`` (``_Topology``; its split indices are updated in place for
-    HMC-DF), with the settings ``cfg`` (``_NutsConfig``); the draws go to ``out`` (``_NutsOutput``).
+    HMC-DF), with the settings ``cfg`` (``_NutsConfig``), from the diagonal inverse mass matrix ``inv_mass0``;
+    the draws go to ``out`` (``_NutsOutput``).
 
     ``out.info`` receives [divergences in warm-up, divergences in sampling, final step size,
     mean acceptance statistic while sampling, total leapfrog steps, final h].
@@ -365,7 +366,7 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, cfg, data, topo, out):
     tgt = _Target(data, topo, _new_workspace(data, topo.left.shape[0]))
     theta = theta0.copy()
     grad = np.zeros(d)
-    inv_mass = np.ones(d)
+    inv_mass = inv_mass0.copy()
     stats = np.zeros(4)
     work = np.zeros((_N_WORK_VECTORS + 2 * (cfg.max_depth + 1), d))  # _nuts_transition's scratch
     h = h_init if n_warmup > 0 else h_final

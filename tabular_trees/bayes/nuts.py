@@ -178,7 +178,21 @@ def _schedule_arrays(n_warmup):
     return ws, we, rs, re
 
 
-def run_tree_nuts(posterior, tree, theta0, *, settings, n_samples=1, seed=0):
+def _check_inverse_mass(inverse_mass, dim):
+    try:
+        m = np.array(inverse_mass, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"inverse_mass must be an array of {dim} positive floats or None, "
+                        f"got {inverse_mass!r}.") from None
+    if m.shape != (dim,):
+        raise ValueError(f"inverse_mass must have shape ({dim},) (one entry per parameter of theta0), got {m.shape}; "
+                         "pass a previous run's stats.inverse_mass for the same tree, or None for the unit matrix.")
+    if not np.all(np.isfinite(m) & (m > 0)):
+        raise ValueError("inverse_mass must be finite and positive in every entry; pass None for the unit matrix.")
+    return m
+
+
+def run_tree_nuts(posterior, tree, theta0, *, settings, n_samples=1, seed=0, inverse_mass=None):
     """NUTS (HMC-within-Gibbs for HMC-DF) on the parameters of a fixed tree topology.
 
     Parameters
@@ -197,6 +211,11 @@ def run_tree_nuts(posterior, tree, theta0, *, settings, n_samples=1, seed=0):
         Draws kept after warm-up.
     seed : int, default=0
         Seed of the compiled generator (0 ≤ seed < 2**32); a run is a deterministic function of it.
+    inverse_mass : array of shape (dim,) or None, default=None
+        Diagonal inverse mass matrix the warm-up starts from (its first window uses it; the later windows
+        re-estimate it from the draws, as Stan does). ``None`` is the unit matrix, as in Stan and NumPyro; a
+        previous run's ``stats.inverse_mass`` on the same parameters warm-starts the adaptation
+        (``benchmarks/profile_nuts_warmup.py`` measures what that saves).
 
     Returns
     -------
@@ -235,7 +254,9 @@ def run_tree_nuts(posterior, tree, theta0, *, settings, n_samples=1, seed=0):
                       np.zeros(n_samples), np.zeros(6))
     data, topo = posterior.kernel_inputs(tree, feature=tree.feature.copy())
     t0 = time.perf_counter()
-    inv_mass = _run_nuts(theta0, int(seed), settings.n_warmup, n_samples, cfg, data, topo, out)
+    d = theta0.shape[0]
+    inv_mass0 = np.ones(d) if inverse_mass is None else _check_inverse_mass(inverse_mass, d)
+    inv_mass = _run_nuts(theta0, int(seed), settings.n_warmup, n_samples, cfg, data, topo, out, inv_mass0)
     seconds = time.perf_counter() - t0
     return NUTSResult(samples=out.samples, features=out.feat_samples, log_densities=out.lps,
                       stats=_stats(out.info, inv_mass, seconds))
@@ -268,5 +289,6 @@ def _sample_gaussian(mean, cov, *, n_warmup=500, n_samples=1000, seed=0, max_tre
     out = _NutsOutput(np.zeros((n_samples, d)), np.zeros((n_samples, 1), dtype=np.int64), np.zeros(n_samples),
                       np.zeros(6))
     t0 = time.perf_counter()
-    inv_mass = _run_nuts(mean * 0.0 + 3.0, int(seed), n_warmup, n_samples, cfg, data, topo, out)
+    inv_mass = _run_nuts(mean * 0.0 + 3.0, int(seed), n_warmup, n_samples, cfg, data, topo, out,
+                         np.ones(mean.shape[0]))
     return out.samples, _stats(out.info, inv_mass, time.perf_counter() - t0)

@@ -4,9 +4,9 @@ numba's ``cache=True`` keys a cached function on its own source file only, altho
 code of a caller contains the code of the helpers it calls; ``tabular_trees`` keys it on a hash
 of all of the package's sources (``tabular_trees/_numba_cache.py``). The test copies the package
 to a temporary directory, runs a ``bayes`` function whose compiled code calls a helper from
-another file (``TreePosterior.logp_grad`` for HMC-DFI: its kernel in ``_posterior_kernels.py``
-decodes each split's simplex with ``bayes._simplex._stick_forward``), edits that helper and runs
-it again in a fresh process. With numba's plain per-file keying the second run returns the stale
+another file (``run_tree_nuts`` for HMC-DFI: its engine in ``_nuts_kernels.py`` evaluates the log-density of
+``_posterior_kernels.py``, which decodes each split's simplex with ``_stick_forward``), edits that helper and
+runs it again in a fresh process. With numba's plain per-file keying the second run returns the stale
 value (checked too, so the test shows what it guards against).
 """
 
@@ -26,13 +26,15 @@ import tabular_trees
 SRC = Path(tabular_trees.__file__).resolve().parent
 SCRIPT = """
 import numpy as np
+from tabular_trees.bayes import NUTSSettings, run_tree_nuts
 from tabular_trees.bayes.posterior import TreePosterior
 from tabular_trees.bayes.soft_split_tree import SoftTree
 rng = np.random.default_rng(0); X = rng.random((20, 2)); y = rng.normal(size=20)
 post = TreePosterior(X, y, "regression", use_simplex=True)
 tree = SoftTree(2, use_simplex=True).grow(0, 1, 0.5, np.array([0.3, 0.7]), 0.3)
-lp, _ = post.logp_grad(tree, post.pack(tree, sigma=1.0), h=0.1)
-print(repr(float(lp)))
+res = run_tree_nuts(post, tree, post.pack(tree, sigma=1.0), settings=NUTSSettings(n_warmup=5, h_init=0.1),
+                    n_samples=1, seed=0)
+print(repr(float(res.log_densities[0])))  # computed by the compiled engine of _nuts_kernels.py
 """
 
 
@@ -49,7 +51,7 @@ def _run(root, plain=False):
 def _copy(tmp_path):
     dst = tmp_path / "tabular_trees"
     shutil.copytree(SRC, dst, ignore=shutil.ignore_patterns("__pycache__", "_recorded"))
-    return tmp_path, dst / "bayes" / "_simplex.py"
+    return tmp_path, dst / "bayes" / "_posterior_kernels.py"
 
 
 def _edit_helper(path):
@@ -64,11 +66,11 @@ def test_edit_of_compiled_helper_takes_effect_after_reimport(tmp_path, plain):
     root, helper = _copy(tmp_path)
     before = _run(root, plain)
     assert math.isfinite(before)
-    assert list((helper.parent / "__pycache__").glob("_posterior_kernels.*.nbi")), "nothing was cached"
+    assert list((helper.parent / "__pycache__").glob("_nuts_kernels.*.nbi")), "nothing was cached"
     _edit_helper(helper)
     after = _run(root, plain)
     if plain:
-        # what the package-wide key prevents: _posterior_kernels.py did not change, its stale code runs
+        # what the package-wide key prevents: _nuts_kernels.py did not change, its stale code runs
         assert after == before
     else:
         assert after != before

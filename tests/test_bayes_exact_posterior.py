@@ -162,8 +162,8 @@ def test_exact_posterior_test_detects_a_tempered_likelihood(monkeypatch):
     prior and the same test rejects them."""
     full = posterior_module.TreePosterior.log_posterior
 
-    def tempered(self, tree, theta, h):
-        return 0.5 * (full(self, tree, theta, h) + full(self.without_likelihood(), tree, theta, h))
+    def tempered(self, tree, theta, h, **kwargs):
+        return 0.5 * (full(self, tree, theta, h, **kwargs) + full(self.without_likelihood(), tree, theta, h, **kwargs))
 
     monkeypatch.setattr(posterior_module.TreePosterior, "log_posterior", tempered)
     assert exact_test_pvalue(chain_sizes(False, n_iter=6000, seed=2)) < P_MIN

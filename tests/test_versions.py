@@ -38,6 +38,6 @@ def test_lightgbm_bound_has_eval_x():
 def test_ci_runs_the_lowest_and_newest_stages():
     ci = (ROOT / ".ci" / "run").read_text()
     assert '--resolution lowest-direct ".[test]"' in ci
-    assert "newest_python=" in ci and "OPENBLAS_CORETYPE=Prescott $offline pytest --rootdir" in ci
+    assert "newest_python=" in ci and "OPENBLAS_CORETYPE=Prescott brief $offline pytest --rootdir" in ci
     floor = PROJECT["requires-python"].removeprefix(">=")
     assert f"Programming Language :: Python :: {floor}" in PROJECT["classifiers"]

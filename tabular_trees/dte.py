@@ -497,8 +497,8 @@ class DTEClassifier(ClassifierMixin, BaseEstimator):
         when a feature is rescaled (up to rounding), and a large-valued feature
         beside one-hot columns cannot push the other directions of the leaf-mean span below
         the pseudo-inverse's tolerance. ``False`` is the paper's MATLAB set-up (raw
-        features, as ``fitcdiscr`` on ``X W^T + b``); :func:`paper_models` and the
-        Table I reproduction use it so that their numbers stay comparable with the paper's.
+        features, as ``fitcdiscr`` on ``X W^T + b``); the Table I reproduction (chapter 13,
+        ``benchmarks/dte_paper_models.py``) uses it so that its numbers stay comparable with the paper's.
 
     Attributes
     ----------

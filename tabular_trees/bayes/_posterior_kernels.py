@@ -44,13 +44,18 @@ from ._codes import CLF_DF, CLF_DFI, GAUSS, REG_DF, REG_DFI
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
+# Kernels that allocate nothing (they read and write arrays their caller owns) are compiled
+# without numba's reference counting: otherwise every row view (``ws[PHI + n, :G]``) costs an
+# atomic increment and decrement, about 30 % of a gradient on the CGM data (measured with perf).
+_NO_REFCOUNT = dict(cache=True, _nrt=False)
+
 
 # ----------------------------------------------------------------------------- stick-breaking (HMC-DFI's simplex)
-# Stan's stick-breaking map and its gradient; they allocate nothing and are compiled without reference counting.
+# Stan's stick-breaking map and its gradient (they allocate nothing).
 # (Python wrappers and the inverse: ``_simplex``.)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_NO_REFCOUNT)
 def _stick_offsets(K, out):
     """``out[k] = log(K − 1 − k)`` for k < K − 1: the offsets that centre the stick-breaking map
     at the simplex's centre (constants, computed once per workspace)."""
@@ -58,7 +63,7 @@ def _stick_offsets(K, out):
         out[k] = math.log(K - 1 - k)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_NO_REFCOUNT)
 def _stick_forward(y, x, offsets, e, log_rem_before):
     """Stan's stick-breaking map R^{K-1} → simplex in R^K; returns the log-Jacobian.
 
@@ -93,7 +98,7 @@ def _stick_forward(y, x, offsets, e, log_rem_before):
     return logj
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_NO_REFCOUNT)
 def _stick_backward(y, x, gx, gy, with_jac, offsets, e, log_rem_before):
     """Gradient w.r.t. y of L(x(y)) [+ log-Jacobian] given gx = ∂L/∂x (length K), from the
     intermediate values ``e`` and ``log_rem_before`` of the ``_stick_forward`` call at this y."""
@@ -114,12 +119,6 @@ def _stick_backward(y, x, gx, gy, with_jac, offsets, e, log_rem_before):
             # makes the sampler report a divergence instead of crashing
             gs_new += 1.0 / max(s_k, 1e-300)
         gs = gs_new
-
-# Kernels that allocate nothing (they read and write arrays their caller owns) are compiled
-# without numba's reference counting: otherwise every row view (``ws[PHI + n, :G]``) costs an
-# atomic increment and decrement, about 30 % of a gradient on the CGM data (measured with perf).
-_NO_REFCOUNT = dict(cache=True, _nrt=False)
-
 
 
 @numba.njit(**_NO_REFCOUNT)

@@ -27,6 +27,8 @@ test MSE.
 
 Usage: python benchmarks/bench_bayes.py [--quick] [--cells cgm:hmc-dfi,collinear:hmc-df ...] [--no-write]
 (about 15 minutes on a quiet core; ``--quick`` is a smoke test of a few minutes that writes nothing).
+``--against REV`` instead times this commit against the package at git revision ``REV`` on the CGM data (both
+methods, k = 500, h = 0.001; each side in its own interpreter, same chains) and writes ``results/bayes_against.md``.
 NumPyro/JAX are benchmark-only dependencies (pip install numpyro jax jaxlib). Without
 them, our side is measured and the reference timings of the previous recording are
 shown labelled as *recorded*, never as measured in this run.
@@ -37,8 +39,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
+import sys
+import tempfile
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 
 # one core for the reference too (our sampler is single-threaded numba)
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
@@ -235,6 +241,65 @@ def table1_cost():
     return lines
 
 
+AGAINST_CELLS = {"hmc-df": (0.001, 0.001), "hmc-dfi": (0.01, 0.001)}  # (h of the start chain, h timed): as DATA
+
+
+def _run_timer(package_root, spec):
+    """``time_rjhmc_chain.py`` in a fresh interpreter importing ``tabular_trees`` from ``package_root``."""
+    env = dict(os.environ, PYTHONPATH=str(package_root), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, str(Path(__file__).with_name("time_rjhmc_chain.py")), json.dumps(spec)],
+                         env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def against(rev, n_iter, seeds):
+    """Cost per iteration on the CGM data (k = 500, h = 0.001), the package at ``rev`` against this one, same run.
+
+    Each side times the same chains (same posterior-sized start, same seeds) in its own interpreter, one core:
+    ``rev`` with its defaults, this commit with its defaults and with ``carry_mass=True``.
+    """
+    repo = Path(__file__).resolve().parent.parent
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(repo), "archive", rev, "tabular_trees"], capture_output=True,
+                                 check=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        sides = [(f"{rev} (defaults)", tmp, {}), ("this commit (defaults)", repo, {}),
+                 ("this commit, carry_mass=True", repo, {"carry_mass": True})]
+        for method, (h_start, h) in AGAINST_CELLS.items():
+            for label, root, settings in sides:
+                runs = [_run_timer(root, dict(method=method, h_start=h_start, h=h, n_start=30, n_iter=n_iter,
+                                              k_warmup=K_WARMUP, seed=seed, settings=settings)) for seed in seeds]
+                row = dict(method=method, side=label, **{key: float(np.mean([r[key] for r in runs]))
+                                                         for key in runs[0]})
+                rows.append(row)
+                print(f"[against {method}] {label}: {row['cpu_s_per_iteration']:.3f} CPU s / iteration, "
+                      f"{row['leapfrog_per_transition']:.0f} leapfrog / transition, leaves {row['mean_leaves']:.2f}",
+                      flush=True)
+    return rows
+
+
+def against_markdown(rev, rows, n_iter, seeds):
+    lines = ["# RJHMC-Tree cost per iteration: this commit against " + rev + " (`python benchmarks/bench_bayes.py "
+             f"--against {rev}`)", "",
+             f"Measured {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} on {machine_summary()}; each side "
+             "in its own interpreter on one core, in the same run. CGM data, k = 500, h = 0.001 (fixed, as in "
+             f"`bayes.md`), α = 0.45, β = 2.5; {len(seeds)} chains per side (seeds {', '.join(map(str, seeds))}) of "
+             f"{n_iter} iterations each from the same posterior-sized start (the last tree of a 30-iteration k = 100 "
+             "chain), after burn-in (Eq. 18, sampling move probabilities).", "",
+             "| method | package | CPU s / iteration | leapfrog / NUTS transition | mean leaves of the NUTS runs' trees "
+             "| cost against " + rev + " |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        base = next(b for b in rows if b["method"] == r["method"])
+        lines.append(f"| {r['method']} | {r['side']} | {r['cpu_s_per_iteration']:.3f} | "
+                     f"{r['leapfrog_per_transition']:.0f} | {r['mean_leaves']:.2f} | "
+                     f"{r['cpu_s_per_iteration'] / base['cpu_s_per_iteration']:.2f} |")
+    lines += ["", "Target (issue 33): at most 0.5 for HMC-DF and HMC-DFI. The sides' chains can visit different trees "
+              "(their acceptances can differ), and a NUTS run's cost grows steeply with its tree, so the mean leaves "
+              "of the NUTS runs' trees are shown beside the cost; `carry_mass.md` compares the option per tree size."]
+    return "\n".join(lines) + "\n"
+
+
 def markdown(result):
     lines = ["# RJHMC-Tree benchmark: both methods, three data sets, vs the reference design", "",
              f"Measured {result['date']} on {result['machine']}, one core for both sides "
@@ -296,7 +361,21 @@ def main(argv=None):
                     help="smoke test: 2 iterations per cell, 1 on the reference; prints, writes nothing")
     ap.add_argument("--cells", default="", help="comma-separated data:method cells (default: all six)")
     ap.add_argument("--no-write", action="store_true", help="print only; do not overwrite the recorded results")
+    ap.add_argument("--against", default="", metavar="REV",
+                    help="instead of the reference comparison: cost per iteration on the CGM data, the package at git "
+                         "revision REV against this one (writes results/bayes_against.md)")
+    ap.add_argument("--against-iterations", type=int, default=20)
+    ap.add_argument("--against-seeds", default="0,1,2")
     args = ap.parse_args(argv)
+    if args.against:
+        seeds = [int(s) for s in args.against_seeds.split(",")]
+        rows = against(args.against, args.against_iterations, seeds)
+        text = against_markdown(args.against, rows, args.against_iterations, seeds)
+        print(text)
+        if not args.no_write:
+            (RESULTS / "bayes_against.md").write_text(text)
+            print("wrote", RESULTS / "bayes_against.md")
+        return
     n_it, n_ref, n_start = (2, 1, 6) if args.quick else (6, 2, 30)
     cells = [c.split(":") for c in args.cells.split(",")] if args.cells else \
         [(d, m) for d in DATA for m in ("hmc-df", "hmc-dfi")]

@@ -146,7 +146,8 @@ def fit(method, dataset, task, data, proto, n_jobs, seed, observer=None):
         n_iter = proto["n_iter"]
         sampler = bayes.RJHMCSettings(k_warmup=proto["k_warmup"], h_init=h0, h_final=h1, prune_start=prune_start,
                                       step_size_search=proto.get("step_size_search", True),
-                                      split_index_update=proto.get("split_index_update", "gibbs"))
+                                      split_index_update=proto.get("split_index_update", "gibbs"),
+                                      carry_mass=proto.get("carry_mass", False))
         est = Est(method=method, n_iter=n_iter, n_burnin=n_burnin, sampler=sampler,
                   prior=bayes.TreePrior(alpha=a, beta=b), n_chains=proto["n_chains"], n_jobs=n_jobs,
                   random_state=seed, **paper_scaling)
@@ -155,6 +156,8 @@ def fit(method, dataset, task, data, proto, n_jobs, seed, observer=None):
         settings["prune_start"] = prune_start
     if method != "cgm" and not proto.get("step_size_search", True):
         settings["step_size_search"] = False
+    if method != "cgm" and proto.get("carry_mass", False):
+        settings["carry_mass"] = True
     if method == "hmc-df" and proto.get("split_index_update", "gibbs") != "gibbs":
         settings["split_index_update"] = proto["split_index_update"]
     t0 = time.perf_counter()
@@ -268,6 +271,11 @@ def write(res, traces, out):
     print(f"wrote {out.with_suffix('.json')} and {md} ({res['total_seconds']:.0f} s)")
 
 
+# the sampler variants a protocol records only when they differ from these defaults (see main)
+SAMPLER_VARIANTS = {"prune_start": "paper", "step_size_search": True, "split_index_update": "gibbs",
+                    "carry_mass": False}
+
+
 def merge(paths, out):
     """Join result files of one protocol and seed: batches of chains, other methods, other datasets.
 
@@ -280,6 +288,10 @@ def merge(paths, out):
     for r, _ in loaded:
         if (r["protocol_name"], r["seed"]) != (base["protocol_name"], base["seed"]):
             raise SystemExit("--merge: the files come from different protocols or seeds")
+        for key, default in SAMPLER_VARIANTS.items():  # a file records a variant only when it is not the default
+            values = {f["protocol"].get(key, default) for f, _ in loaded}
+            if len(values) > 1:
+                raise SystemExit(f"--merge: the files disagree on the sampler's {key}: {sorted(map(str, values))}")
         for key, value in r["protocol"].items():
             if key != "n_chains" and protocol.setdefault(key, value) != value:
                 raise SystemExit(f"--merge: the files disagree on the protocol's {key}: {protocol[key]} vs {value}")
@@ -353,6 +365,9 @@ def main(argv=None, observer=None):
     ap.add_argument("--random-walk-splits", action="store_true",
                     help="HMC-DF: update split indices by uniform random-walk Metropolis as in the authors' code "
                          "(RJHMCSettings's split_index_update='random_walk'); recorded in the protocol")
+    ap.add_argument("--carry-mass", action="store_true",
+                    help="HMC methods: each NUTS run starts its warm-up from the mass matrix the chain last adapted "
+                         "(RJHMCSettings's carry_mass=True; not in the paper); recorded in the protocol")
     ap.add_argument("--dask", default=None, metavar="ADDRESS",
                     help="run the chains on a Dask cluster through joblib's dask backend: a scheduler address "
                          "(tcp://host:8786) or 'local' for a LocalCluster of --n-jobs single-threaded workers "
@@ -371,6 +386,8 @@ def main(argv=None, observer=None):
         proto["step_size_search"] = False
     if args.random_walk_splits:
         proto["split_index_update"] = "random_walk"
+    if args.carry_mass:
+        proto["carry_mass"] = True
     first = 0
     seed = args.seed
     if args.chains is not None:

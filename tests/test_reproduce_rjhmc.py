@@ -96,3 +96,16 @@ def test_leaf_trace_script_logs_the_chains_n_leaves_and_collects_partial_chains(
     assert df["complete"] and df["chain"] == 1 and df["n_leaves"] == full.tolist()
     assert not dfi["complete"] and dfi["n_leaves"] == logged[1:7, 0].astype(int).tolist()
     assert res["protocol"]["prune_start"] == "reference" and res["protocol"]["n_iter"] == 16
+
+
+def test_carry_mass_is_part_of_the_protocol_and_batches_with_it_never_merge_with_the_papers_sampler(reproduce,
+                                                                                                   tmp_path):
+    quick = ["--quick", "--n-jobs", "1", "--methods", "hmc-df", "--datasets", ""]
+    reproduce.main(quick + ["--chains", "0:1", "--carry-mass", "--output", str(tmp_path / "carried")])
+    res = json.loads((tmp_path / "carried.json").read_text())
+    assert res["protocol"]["carry_mass"] is True
+    assert res["table1"]["hmc-df"]["settings"]["carry_mass"] is True
+    reproduce.main(quick + ["--chains", "1:2", "--output", str(tmp_path / "plain")])
+    with pytest.raises(SystemExit, match="carry_mass"):
+        reproduce.main(["--merge", str(tmp_path / "carried.json"), str(tmp_path / "plain.json"),
+                        "--output", str(tmp_path / "mixed")])

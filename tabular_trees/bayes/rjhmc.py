@@ -42,9 +42,14 @@ __all__ = ["rjhmc_chain"]
 
 _MOVES = MOVE_NAMES[MOVE_GROW:MOVE_STAY + 1]  # the moves RJHMC-Tree proposes
 
-_State = namedtuple("_State", "tree theta sigma log_posterior")
+_State = namedtuple("_State", "tree theta sigma log_posterior inverse_mass")
 _State.__doc__ = """A chain's state: the tree (constrained parameters, split indices), its unconstrained
-vector θ, the noise σ (None for classification) and the constrained log-posterior at the chain's h."""
+vector θ, the noise σ (None for classification), the constrained log-posterior at the chain's h and the
+diagonal inverse mass matrix its last NUTS run adapted (θ's layout; None where nothing is carried)."""
+
+# weight, in draws, of the carried inverse mass when a warm-up window re-estimates it (carry_mass=True);
+# on posterior-sized CGM trees (benchmarks/profile_nuts_warmup.py) 10 needed the fewest leapfrog steps of 0, 10, 50, 200
+_CARRIED_MASS_WEIGHT = 10.0
 
 
 def _log_prior_new(posterior, feature, threshold, simplex, value):
@@ -201,14 +206,81 @@ def _check_init(posterior, init):
     return tree.copy(), sigma
 
 
-def _nuts_leg(posterior, tree, theta, settings, h, rng):
-    """One NUTS run (warm-up + one draw) from ``(tree, theta)``; returns the new ``_State`` and the run's stats."""
-    res = run_tree_nuts(posterior, tree, theta, settings=settings, seed=int(rng.integers(2**31 - 1)))
+def _nuts_leg(posterior, tree, theta, settings, h, rng, inverse_mass=None):
+    """One NUTS run (warm-up + one draw) from ``(tree, theta)``; returns the new ``_State`` and the run's stats.
+
+    ``inverse_mass`` (θ's layout) is where the warm-up's mass adaptation starts, carried from the chain's last run
+    (``RJHMCSettings(carry_mass=True)``); None starts from the unit matrix. The new state carries the adapted one
+    only when a carried one was given.
+    """
+    res = run_tree_nuts(posterior, tree, theta, settings=settings, seed=int(rng.integers(2**31 - 1)),
+                        inverse_mass=inverse_mass,
+                        mass_prior_weight=0.0 if inverse_mass is None else _CARRIED_MASS_WEIGHT)
     new = tree.copy()
     new.feature = res.features[0].copy()
     new, sigma = posterior.unpack(new, res.samples[0])
     theta = res.samples[0]
-    return _State(new, theta, sigma, posterior.log_posterior(new, theta, h, on_overflow="return")), res.stats
+    carried = None if inverse_mass is None else res.stats.inverse_mass
+    return _State(new, theta, sigma, posterior.log_posterior(new, theta, h, on_overflow="return"), carried), res.stats
+
+
+def _node_masses(posterior, tree, inverse_mass):
+    """A θ-layout inverse mass as per-node arrays ``(threshold, simplex, value, sigma)`` (nodes of ``tree``)."""
+    inner, leaves = tree.internal_nodes(), tree.leaves()
+    n_int, q = inner.shape[0], posterior.n_features - 1 if posterior.use_simplex else 0
+    thr = np.ones(tree.n_nodes)
+    smp = np.ones((tree.n_nodes, q))
+    val = np.ones(tree.n_nodes)
+    thr[inner] = inverse_mass[:n_int]
+    off = n_int
+    if q:
+        smp[inner] = inverse_mass[off:off + n_int * q].reshape(n_int, q)
+        off += n_int * q
+    sigma = 1.0
+    if posterior.regression:
+        val[leaves] = inverse_mass[off:off + leaves.shape[0]]
+        sigma = inverse_mass[off + leaves.shape[0]]
+    return thr, smp, val, sigma
+
+
+def _pruned_node(old, new):
+    """The node of ``old`` whose prune gives ``new``'s topology."""
+    for node in old.prunable_nodes():
+        t = old.prune(int(node))[0]
+        if np.array_equal(t.left, new.left) and np.array_equal(t.right, new.right):
+            return int(node)
+    raise ValueError("new is not a prune of old.")
+
+
+def _carry_inverse_mass(posterior, old, new, inverse_mass):
+    """The inverse mass adapted on ``old`` mapped onto the proposed tree ``new`` (θ's layout of ``new``).
+
+    Nodes that both trees have keep their entries. A grown node's threshold (and simplex) entries start from the
+    geometric mean of the old tree's (1 where it had none), and both its children start from the grown leaf's
+    value entry; after a prune the merged leaf keeps its left child's value entry, as its value does.
+    """
+    thr, smp, val, sigma = _node_masses(posterior, old, inverse_mass)
+    inner = old.internal_nodes()
+    if new.n_nodes == old.n_nodes + 2:  # grow: old ids kept, two leaves appended
+        grown = int(np.flatnonzero((old.left < 0) & (new.left[:old.n_nodes] >= 0))[0])
+        thr = np.append(thr, [1.0, 1.0])
+        smp = np.vstack([smp, np.ones((2, smp.shape[1]))])
+        val = np.append(val, [val[grown], val[grown]])
+        thr[grown] = math.exp(np.mean(np.log(thr[inner]))) if inner.size else 1.0
+        if smp.shape[1]:
+            smp[grown] = np.exp(np.mean(np.log(smp[inner]), axis=0)) if inner.size else 1.0
+    elif new.n_nodes == old.n_nodes - 2:  # prune: the children of the pruned node go, the others are renumbered
+        pruned = _pruned_node(old, new)
+        keep = np.ones(old.n_nodes, dtype=bool)
+        keep[[old.left[pruned], old.right[pruned]]] = False
+        val[pruned] = val[old.left[pruned]]
+        thr, smp, val = thr[keep], smp[keep], val[keep]
+    parts = [thr[new.internal_nodes()]]
+    if posterior.use_simplex:
+        parts.append(smp[new.internal_nodes()].ravel())
+    if posterior.regression:
+        parts += [val[new.leaves()], [sigma]]
+    return np.concatenate(parts)
 
 
 def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=None, record_topologies=False,
@@ -289,7 +361,8 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
     tree, sigma = _init_state(posterior, rng) if init is None else _check_init(posterior, init)
     theta = posterior.pack(tree, sigma)
     h = nuts.h_final
-    state = _State(tree, theta, sigma, posterior.log_posterior(tree, theta, h, on_overflow="return"))
+    state = _State(tree, theta, sigma, posterior.log_posterior(tree, theta, h, on_overflow="return"),
+                   np.ones(theta.shape[0]) if sampler.carry_mass else None)
     tr_leaves = np.zeros(n_iter, dtype=np.int64)
     tr_lp = np.zeros(n_iter)
     tr_move = np.zeros(n_iter, dtype=np.int64)
@@ -304,7 +377,7 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         burn = it < n_burnin
         probs = sampler.warmup_probs if burn else sampler.sampling_probs
         # 1. HMC on the current tree: x -> x'
-        moved, stats1 = _nuts_leg(posterior, state.tree, state.theta, nuts, h, rng)
+        moved, stats1 = _nuts_leg(posterior, state.tree, state.theta, nuts, h, rng, state.inverse_mass)
         # 2-4. topology move with prior draws: x' -> x''
         move = _MOVES[int(rng.choice(3, p=np.asarray(probs)))]
         tree2, log_q, move = _propose_move(posterior, moved.tree, move, probs, rng, sampler.prune_start)
@@ -313,7 +386,9 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         theta2 = posterior.pack(tree2, moved.sigma)
         lp_x2 = posterior.log_posterior(tree2, theta2, h, on_overflow="return")
         # 5. HMC on the proposal: x'' -> x*
-        proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, rng)
+        mass2 = None if moved.inverse_mass is None else \
+            _carry_inverse_mass(posterior, moved.tree, tree2, moved.inverse_mass)
+        proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, rng, mass2)
         if record_topologies:
             visited.append((state.tree.copy(), tree2.copy()))
         # 6. acceptance
@@ -326,6 +401,8 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         current_leaves = state.tree.n_leaves
         if accept:
             state = proposal
+        elif moved.inverse_mass is not None:  # stay at x; carry the mass adapted on x's topology (the first run)
+            state = state._replace(inverse_mass=moved.inverse_mass)
         tr_leaves[it] = state.tree.n_leaves
         tr_lp[it] = state.log_posterior
         tr_move[it] = MOVE_CODE[move]

@@ -241,9 +241,6 @@ def table1_cost():
     return lines
 
 
-AGAINST_CELLS = {"hmc-df": (0.001, 0.001), "hmc-dfi": (0.01, 0.001)}  # (h of the start chain, h timed): as DATA
-
-
 def _run_timer(package_root, spec):
     """``time_rjhmc_chain.py`` in a fresh interpreter importing ``tabular_trees`` from ``package_root``."""
     env = dict(os.environ, PYTHONPATH=str(package_root), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
@@ -266,7 +263,7 @@ def against(rev, n_iter, seeds):
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
         sides = [(f"{rev} (defaults)", tmp, {}), ("this commit (defaults)", repo, {}),
                  ("this commit, carry_mass=True", repo, {"carry_mass": True})]
-        for method, (h_start, h) in AGAINST_CELLS.items():
+        for method, (h_start, h) in DATA["cgm"][3].items():  # (h of the start chain, h timed)
             for label, root, settings in sides:
                 runs = [_run_timer(root, dict(method=method, h_start=h_start, h=h, n_start=30, n_iter=n_iter,
                                               k_warmup=K_WARMUP, seed=seed, settings=settings)) for seed in seeds]

@@ -14,6 +14,7 @@ import sys
 import time
 
 import numpy as np
+from harness import minmax_scale
 
 from tabular_trees.bayes import RJHMCSettings, TreePosterior, TreePrior, rjhmc_chain
 from tabular_trees.datasets import make_cgm
@@ -22,7 +23,7 @@ from tabular_trees.datasets import make_cgm
 def main():
     spec = json.loads(sys.argv[1])
     X, y, _, _ = make_cgm(random_state=0)
-    X = (X - X.min(axis=0)) / np.ptp(X, axis=0)  # as harness.minmax_scale (no constant column here)
+    X = minmax_scale(X)
     post = TreePosterior(X, y, "regression", use_simplex=spec["method"] == "hmc-dfi",
                          prior=TreePrior(alpha=0.45, beta=2.5))
     h = spec["h"]

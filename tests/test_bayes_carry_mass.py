@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tabular_trees.bayes import RJHMCSettings, NUTSSettings, SoftTree, TreePosterior, TreePrior, rjhmc_chain, run_tree_nuts
-from tabular_trees.bayes.rjhmc import _carry_inverse_mass, _node_masses, _propose_move
+from tabular_trees.bayes.rjhmc import _carry_inverse_mass, _node_masses, _propose
 
 
 def _posterior(use_simplex, task="regression", n=40, p=3, seed=0):
@@ -35,8 +35,8 @@ def test_the_carried_mass_follows_every_node(use_simplex, task):
     inner = old.internal_nodes()
 
     grown = old.grow(4, 0, 0.2, None if not use_simplex else np.full(3, 1 / 3), 0.0)  # node 4 is a leaf
-    g = _node_masses(post, grown, _carry_inverse_mass(post, old, grown, mass))
-    assert _carry_inverse_mass(post, old, grown, mass).shape == (post.dim(grown),)
+    g = _node_masses(post, grown, _carry_inverse_mass(post, old, grown, "grow", 4, mass))
+    assert _carry_inverse_mass(post, old, grown, "grow", 4, mass).shape == (post.dim(grown),)
     keep = np.setdiff1d(inner, [4])
     np.testing.assert_array_equal(g[0][keep], thr[keep])
     assert g[0][4] == pytest.approx(np.exp(np.mean(np.log(thr[inner]))))
@@ -48,14 +48,14 @@ def test_the_carried_mass_follows_every_node(use_simplex, task):
         assert g[3] == sigma
 
     pruned, _ = old.prune(1)  # node 1's children (3, 4) go; nodes 5, 6 become 3, 4
-    q = _node_masses(post, pruned, _carry_inverse_mass(post, old, pruned, mass))
+    q = _node_masses(post, pruned, _carry_inverse_mass(post, old, pruned, "prune", 1, mass))
     np.testing.assert_array_equal(q[0][[0, 2]], thr[[0, 2]])
     if use_simplex:
         np.testing.assert_array_equal(q[1][[0, 2]], smp[[0, 2]])
     if task == "regression":
         np.testing.assert_array_equal(q[2][[1, 3, 4]], val[[3, 5, 6]])  # the merged leaf keeps its left child's
 
-    np.testing.assert_array_equal(_carry_inverse_mass(post, old, old.copy(), mass), mass)
+    np.testing.assert_array_equal(_carry_inverse_mass(post, old, old.copy(), "stay", -1, mass), mass)
 
 
 @pytest.mark.parametrize("use_simplex", [False, True], ids=["hmc-df", "hmc-dfi"])
@@ -65,8 +65,8 @@ def test_the_carried_mass_fits_every_proposal_of_a_random_walk_over_trees(use_si
     tree = SoftTree(post.n_features, post.use_simplex)
     mass = np.ones(post.dim(tree))
     for _ in range(200):
-        new, _, _ = _propose_move(post, tree, ["grow", "prune"][int(rng.integers(2))], (0.5, 0.5, 0.0), rng)
-        mapped = _carry_inverse_mass(post, tree, new, mass)
+        new, _, move, node = _propose(post, tree, ["grow", "prune"][int(rng.integers(2))], (0.5, 0.5, 0.0), rng)
+        mapped = _carry_inverse_mass(post, tree, new, move, node, mass)
         assert mapped.shape == (post.dim(new),) and np.all(mapped > 0)
         tree, mass = new, mapped * rng.uniform(0.5, 2.0, size=mapped.shape)
 

@@ -129,8 +129,8 @@ class RJHMCSettings:
         place is otherwise judged with a leaf value far from its data. Burn-in uses the biased Eq. 19
         and its samples are discarded, so the chain after burn-in is unchanged in law.
     carry_mass : bool, default=False
-        Not in the paper or the authors' code: every NUTS run starts its warm-up from the diagonal
-        inverse mass matrix the chain's previous run adapted, instead of the unit matrix, mapped node by
+        Not in the paper or the authors' code: every NUTS run after the chain's first starts its warm-up
+        from the diagonal inverse mass matrix the previous run adapted, instead of the unit matrix, mapped node by
         node onto the run's tree (a grown node starts from the geometric mean of the other nodes'
         entries, its children from the grown leaf's); each warm-up window then shrinks its estimate
         towards the mass in use with a weight of 10 draws instead of towards 10⁻³. The model, the moves

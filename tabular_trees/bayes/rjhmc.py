@@ -108,7 +108,7 @@ def _propose_move(posterior, tree, move, probs, rng, prune_start="paper"):
     Returns ``(new_tree, log_q_ratio, move_done)`` where ``log_q_ratio`` is
     log q_nm(x' | x'') − log q_mn(x'' | x') including the densities of the drawn
     parameters, and ``move_done`` is the move actually made (a prune of a single-leaf
-    tree becomes a stay).
+    tree becomes a stay). :func:`_propose` also returns the node the move changed.
 
     Examples
     --------
@@ -118,6 +118,12 @@ def _propose_move(posterior, tree, move, probs, rng, prune_start="paper"):
     >>> t.n_leaves, mv
     (2, 'grow')
     """
+    return _propose(posterior, tree, move, probs, rng, prune_start)[:3]
+
+
+def _propose(posterior, tree, move, probs, rng, prune_start="paper"):
+    """:func:`_propose_move`'s ``(new_tree, log_q_ratio, move_done)`` and the node the move changed: the grown
+    leaf, the pruned node (ids of ``tree``), or −1 for a stay."""
     if move not in _MOVES:
         raise ValueError(f"move must be one of {_MOVES}, got {move!r}.")
     if not isinstance(rng, np.random.Generator):
@@ -143,11 +149,11 @@ def _propose_move(posterior, tree, move, probs, rng, prune_start="paper"):
         new = tree.grow(leaf, feat, tau, simplex, value)
         n_f = new.prunable_nodes().shape[0]
         log_q = math.log(p_prune / n_f) - math.log(p_grow / k) - _log_prior_new(posterior, feat, tau, simplex, value)
-        return new, log_q, "grow"
+        return new, log_q, "grow", leaf
     if move == "prune":
         cand = tree.prunable_nodes()
         if cand.shape[0] == 0:
-            return tree.copy(), 0.0, "stay"
+            return tree.copy(), 0.0, "stay", -1
         node = int(rng.choice(cand))
         new, removed = tree.prune(node)
         if prune_start == "reference":
@@ -157,8 +163,8 @@ def _propose_move(posterior, tree, move, probs, rng, prune_start="paper"):
                  + _log_prior_new(posterior, removed["feature"], removed["threshold"], removed["simplex"],
                                   removed["right_value"])
                  - math.log(p_prune / cand.shape[0]))
-        return new, log_q, "prune"
-    return tree.copy(), 0.0, "stay"
+        return new, log_q, "prune", node
+    return tree.copy(), 0.0, "stay", -1
 
 
 def _init_state(posterior, rng):
@@ -206,12 +212,12 @@ def _check_init(posterior, init):
     return tree.copy(), sigma
 
 
-def _nuts_leg(posterior, tree, theta, settings, h, rng, inverse_mass=None):
+def _nuts_leg(posterior, tree, theta, settings, h, rng, inverse_mass=None, carry=False):
     """One NUTS run (warm-up + one draw) from ``(tree, theta)``; returns the new ``_State`` and the run's stats.
 
     ``inverse_mass`` (θ's layout) is where the warm-up's mass adaptation starts, carried from the chain's last run
-    (``RJHMCSettings(carry_mass=True)``); None starts from the unit matrix. The new state carries the adapted one
-    only when a carried one was given.
+    (``RJHMCSettings(carry_mass=True)``); None starts from the unit matrix with Stan's window rule. With ``carry``
+    the new state holds the adapted inverse mass for the next run.
     """
     res = run_tree_nuts(posterior, tree, theta, settings=settings, seed=int(rng.integers(2**31 - 1)),
                         inverse_mass=inverse_mass,
@@ -220,7 +226,7 @@ def _nuts_leg(posterior, tree, theta, settings, h, rng, inverse_mass=None):
     new.feature = res.features[0].copy()
     new, sigma = posterior.unpack(new, res.samples[0])
     theta = res.samples[0]
-    carried = None if inverse_mass is None else res.stats.inverse_mass
+    carried = res.stats.inverse_mass if carry else None
     return _State(new, theta, sigma, posterior.log_posterior(new, theta, h, on_overflow="return"), carried), res.stats
 
 
@@ -243,17 +249,9 @@ def _node_masses(posterior, tree, inverse_mass):
     return thr, smp, val, sigma
 
 
-def _pruned_node(old, new):
-    """The node of ``old`` whose prune gives ``new``'s topology."""
-    for node in old.prunable_nodes():
-        t = old.prune(int(node))[0]
-        if np.array_equal(t.left, new.left) and np.array_equal(t.right, new.right):
-            return int(node)
-    raise ValueError("new is not a prune of old.")
-
-
-def _carry_inverse_mass(posterior, old, new, inverse_mass):
-    """The inverse mass adapted on ``old`` mapped onto the proposed tree ``new`` (θ's layout of ``new``).
+def _carry_inverse_mass(posterior, old, new, move, node, inverse_mass):
+    """The inverse mass adapted on ``old`` mapped onto ``new``, the tree ``move`` made from it by growing or
+    pruning ``node`` (:func:`_propose`), in θ's layout of ``new``.
 
     Nodes that both trees have keep their entries. A grown node's threshold (and simplex) entries start from the
     geometric mean of the old tree's (1 where it had none), and both its children start from the grown leaf's
@@ -261,19 +259,17 @@ def _carry_inverse_mass(posterior, old, new, inverse_mass):
     """
     thr, smp, val, sigma = _node_masses(posterior, old, inverse_mass)
     inner = old.internal_nodes()
-    if new.n_nodes == old.n_nodes + 2:  # grow: old ids kept, two leaves appended
-        grown = int(np.flatnonzero((old.left < 0) & (new.left[:old.n_nodes] >= 0))[0])
+    if move == "grow":  # old ids kept, two leaves appended (SoftTree.grow)
         thr = np.append(thr, [1.0, 1.0])
         smp = np.vstack([smp, np.ones((2, smp.shape[1]))])
-        val = np.append(val, [val[grown], val[grown]])
-        thr[grown] = math.exp(np.mean(np.log(thr[inner]))) if inner.size else 1.0
+        val = np.append(val, [val[node], val[node]])
+        thr[node] = math.exp(np.mean(np.log(thr[inner]))) if inner.size else 1.0
         if smp.shape[1]:
-            smp[grown] = np.exp(np.mean(np.log(smp[inner]), axis=0)) if inner.size else 1.0
-    elif new.n_nodes == old.n_nodes - 2:  # prune: the children of the pruned node go, the others are renumbered
-        pruned = _pruned_node(old, new)
+            smp[node] = np.exp(np.mean(np.log(smp[inner]), axis=0)) if inner.size else 1.0
+    elif move == "prune":  # the node's children go, the others keep their order (SoftTree.prune)
         keep = np.ones(old.n_nodes, dtype=bool)
-        keep[[old.left[pruned], old.right[pruned]]] = False
-        val[pruned] = val[old.left[pruned]]
+        keep[[old.left[node], old.right[node]]] = False
+        val[node] = val[old.left[node]]
         thr, smp, val = thr[keep], smp[keep], val[keep]
     parts = [thr[new.internal_nodes()]]
     if posterior.use_simplex:
@@ -361,8 +357,9 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
     tree, sigma = _init_state(posterior, rng) if init is None else _check_init(posterior, init)
     theta = posterior.pack(tree, sigma)
     h = nuts.h_final
-    state = _State(tree, theta, sigma, posterior.log_posterior(tree, theta, h, on_overflow="return"),
-                   np.ones(theta.shape[0]) if sampler.carry_mass else None)
+    # nothing adapted yet: the first NUTS run starts from the unit matrix with Stan's rule, as without carry_mass
+    state = _State(tree, theta, sigma, posterior.log_posterior(tree, theta, h, on_overflow="return"), None)
+    carry = sampler.carry_mass
     tr_leaves = np.zeros(n_iter, dtype=np.int64)
     tr_lp = np.zeros(n_iter)
     tr_move = np.zeros(n_iter, dtype=np.int64)
@@ -377,18 +374,18 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         burn = it < n_burnin
         probs = sampler.warmup_probs if burn else sampler.sampling_probs
         # 1. HMC on the current tree: x -> x'
-        moved, stats1 = _nuts_leg(posterior, state.tree, state.theta, nuts, h, rng, state.inverse_mass)
+        moved, stats1 = _nuts_leg(posterior, state.tree, state.theta, nuts, h, rng, state.inverse_mass, carry)
         # 2-4. topology move with prior draws: x' -> x''
         move = _MOVES[int(rng.choice(3, p=np.asarray(probs)))]
-        tree2, log_q, move = _propose_move(posterior, moved.tree, move, probs, rng, sampler.prune_start)
+        tree2, log_q, move, node = _propose(posterior, moved.tree, move, probs, rng, sampler.prune_start)
         if burn and sampler.burnin_leaf_draw and posterior.regression:
             tree2 = _leaf_values_given_splits(posterior, tree2, moved.sigma, h, rng)
         theta2 = posterior.pack(tree2, moved.sigma)
         lp_x2 = posterior.log_posterior(tree2, theta2, h, on_overflow="return")
         # 5. HMC on the proposal: x'' -> x*
         mass2 = None if moved.inverse_mass is None else \
-            _carry_inverse_mass(posterior, moved.tree, tree2, moved.inverse_mass)
-        proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, rng, mass2)
+            _carry_inverse_mass(posterior, moved.tree, tree2, move, node, moved.inverse_mass)
+        proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, rng, mass2, carry)
         if record_topologies:
             visited.append((state.tree.copy(), tree2.copy()))
         # 6. acceptance

@@ -209,23 +209,86 @@ def test_classification_density_and_gradient_on_random_trees(seed, p, M, n_grow,
         np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-5)
 
 
+def _kernel_workspace(post, tree, theta, h):
+    """Evaluate the compiled density and gradient once; return its workspace, layout and data record."""
+    from tabular_trees.bayes._posterior_kernels import _log_posterior_ws, _new_workspace, _ws_layout
+    data, topo = post.kernel_inputs(tree)
+    ws = _new_workspace(data, tree.n_nodes)
+    _log_posterior_ws(theta, np.zeros(theta.size), True, True, h, data, topo, ws)
+    return ws, _ws_layout(tree.n_nodes, post.n_features), data
+
+
+def _dense_split_terms(ws, lay, data, tree, node, h):
+    """What the dense kernel computes for one split, in its operations and summation order:
+    ψ at every row, and the τ- and Δ-gradients (``_rsum`` over all rows)."""
+    import numba
+
+    from tabular_trees.bayes._posterior_kernels import _logistic_clipped, _rsum
+
+    @numba.njit
+    def logistic_rows(z):
+        return np.array([_logistic_clipped(v, 40.0) for v in z])
+
+    G, p = data.X.shape
+    X = data.X
+    if tree.use_simplex:
+        c = ws[lay.SIMP + node, :p]
+        src = X[:, 0] * c[0]
+        for f in range(1, p):
+            src = src + X[:, f] * c[f]
+    else:
+        src = X[:, tree.feature[node]]
+    inv_h = 1.0 / h
+    psi = logistic_rows((src - ws[lay.TAU, node]) * inv_h)
+    left, right = tree.left[node], tree.right[node]
+    xv = ws[lay.DP, :G] * ws[lay.PHI + node, :G] * (psi - psi * psi) * (ws[lay.S + right, :G] - ws[lay.S + left, :G])
+    g_tau = -_rsum(xv, G) * inv_h
+    g_simplex = np.array([_rsum(xv * X[:, f], G) * inv_h for f in range(p)]) if tree.use_simplex else None
+    return psi, g_tau, g_simplex
+
+
 @settings(max_examples=40, deadline=None)
-@given(G=st.integers(1, 70), k=st.integers(1, 6), frac_zero=st.sampled_from([0.0, 0.5, 0.9, 1.0]),
-       seed=st.integers(0, 10_000))
-def test_sparse_lane_sums_equal_the_dense_sums_bit_for_bit(G, k, frac_zero, seed):
-    """The sparse gradient sums skip exact zeros but keep ``_rsum``'s lanes and order, so their
-    results must be identical to the dense sums (not merely close): any difference would change
-    every chain. Lengths that are not multiples of 8 exercise the tail lane."""
-    from tabular_trees.bayes._posterior_kernels import _lane_dots_sparse, _rsum
+@given(seed=st.integers(0, 10_000), p=st.integers(1, 4), n=st.integers(1, 90), n_grow=st.integers(1, 6),
+       use_simplex=st.booleans(), task=st.sampled_from(["regression", "classification"]),
+       h=st.sampled_from([1e-4, 1e-3, 0.3]))
+def test_band_evaluation_gives_the_dense_bits(seed, p, n, n_grow, use_simplex, task, h):
+    """At small h a split's logistic and gradient terms are evaluated on its band rows only (|z| ≤ 40; the
+    others are exactly 0 or 1). The result must be the dense evaluation's bits, not merely close: any
+    difference would change every chain. Features sit on five levels jittered by a few h and thresholds at a
+    level, so a band holds many rows with distinct non-zero terms (a change of summation order shows);
+    row counts that are not multiples of 8 exercise ``_rsum``'s tail lane; h = 0.3 takes the dense path."""
     rng = np.random.default_rng(seed)
-    v = rng.normal(size=G) * 10.0 ** rng.integers(-8, 8, G)
-    v[rng.random(G) < frac_zero] = 0.0
-    v[rng.random(G) < 0.1] *= -0.0  # signed zeros are skipped too
-    rows = rng.normal(size=(k, G)) * 10.0 ** rng.integers(-8, 8, (k, G))
-    out = np.empty(k)
-    _lane_dots_sparse(v, G, k, rows, np.empty(8 * k), out)
-    dense = np.array([_rsum(v * rows[j], G) for j in range(k)])
-    assert out.tobytes() == dense.tobytes()
+    levels = 0.05 + 0.225 * np.arange(5)
+    X = levels[rng.integers(0, 5, (n, p))] + h * rng.uniform(-3, 3, (n, p))
+    y = rng.normal(size=n) if task == "regression" else rng.integers(0, 3, n)
+    tree = SoftTree(p, use_simplex)
+    for _ in range(n_grow):
+        f = int(rng.integers(p))
+        lean = np.where(np.arange(p) == f, 1.0 - 1e-3 * (p - 1), 1e-3)  # projection ≈ feature f
+        tree = tree.grow(int(rng.choice(tree.leaves())), f, float(np.clip(rng.choice(levels) + h * rng.uniform(-1, 1), 0.01, 0.99)),
+                         lean, float(rng.normal()))
+    post = TreePosterior(X, y, task, use_simplex, n_classes=3)
+    theta = post.pack(tree, sigma=0.7)
+    ws, lay, data = _kernel_workspace(post, tree, theta, h)
+    for node in tree.internal_nodes():
+        psi, g_tau, g_simplex = _dense_split_terms(ws, lay, data, tree, node, h)
+        assert ws[lay.PSI + node, :data.X.shape[0]].tobytes() == psi.tobytes()
+        assert np.float64(ws[lay.GTAU, node]).tobytes() == np.float64(g_tau).tobytes()
+        if use_simplex:
+            assert ws[lay.GSIMP + node, :p].tobytes() == g_simplex.tobytes()
+
+
+@pytest.mark.parametrize("h, band", [(1e-3, True), (1.0, False)])
+def test_small_h_takes_the_band_path_and_large_h_the_dense_one(h, band):
+    """The bit-identity test above covers both paths only if both are taken: at h = 0.001 on 200 spread rows
+    each split's band holds a few rows (listed); at h = 1 every row is inside it (evaluated densely, −1)."""
+    rng = np.random.default_rng(0)
+    X = rng.random((200, 2))
+    post = TreePosterior(X, (X[:, 0] > 0.5).astype(int), "classification", True)
+    tree = _tree(2, True, rng)
+    ws, lay, data = _kernel_workspace(post, tree, post.pack(tree), h)
+    counts = ws[lay.NBAND, tree.internal_nodes()]
+    assert np.all(counts >= 1) if band else np.all(counts == -1), counts
 
 
 def test_logistic_kernel_matches_expit_and_saturates_exactly():
@@ -251,8 +314,8 @@ def test_logistic_kernel_matches_expit_and_saturates_exactly():
 
 
 def test_simplex_gradient_with_mostly_saturated_splits_matches_finite_differences():
-    """At small h most rows' splits saturate and the Δ-gradient is summed sparsely (p ≥ 4 and
-    under a quarter of the rows unsaturated): the gradient must still match the density."""
+    """At small h most rows' splits saturate and the gradients are summed over each split's band rows only
+    (under a quarter of the rows unsaturated): the gradient must still match the density."""
     rng = np.random.default_rng(3)
     p, n = 6, 400
     X = rng.random((n, p))
@@ -262,7 +325,7 @@ def test_simplex_gradient_with_mostly_saturated_splits_matches_finite_difference
     post = TreePosterior(X, y, "classification", True)
     theta = post.pack(tree)
     h = 0.001
-    for node in tree.internal_nodes():  # the sparse path's precondition holds at every split
+    for node in tree.internal_nodes():  # the band path's precondition holds at every split
         z = (X @ tree.simplex[node] - tree.threshold[node]) / h
         assert 0 < np.mean(np.abs(z) <= 40) < 0.25
     _, g = post.logp_grad(tree, theta, h)

@@ -222,7 +222,8 @@ _Topology.__doc__ = """A tree's topology in flat arrays: children (−1 at leave
 (updated in place by the Gibbs step of HMC-DF) and each node's position among the internal
 nodes / leaves (−1 elsewhere), which places its parameters in θ."""
 
-_WsLayout = namedtuple("_WsLayout", "PHI PSI S SIMP GSIMP TAU GTAU XV DP GY TMP DD CONST STE STL LOGK XT YT")
+_WsLayout = namedtuple("_WsLayout", "PHI PSI S SIMP GSIMP TAU GTAU XV DP GY TMP DD CONST STE STL LOGK NBAND BAND "
+                                    "ZB XT YT")
 _WsLayout.__doc__ = """First row of each block of the workspace (see ``_ws_layout``)."""
 
 
@@ -248,13 +249,16 @@ def _ws_layout(n_nodes, p):
     ``TMP``; a block ``DD`` of per-leaf class counts / digamma terms; a row ``CONST`` of the
     density's constants (``_fill_constants``); two blocks of the stick-breaking map's
     intermediate values per node (``STE``, ``STL``: see ``_simplex._stick_forward``) and a row of
-    its offsets (``LOGK``); then ``X.T`` (``XT``, p rows) and, for classification, ``ycnt.T``
-    (``YT``, M rows).
+    its offsets (``LOGK``); a row holding, per node, how many rows lie in its split's band (``NBAND``,
+    −1 where the split was evaluated densely, see ``_forward_rows``), a block of those rows' indices per
+    node (``BAND``) and a scratch row for their split arguments (``ZB``); then ``X.T`` (``XT``, p rows)
+    and, for classification, ``ycnt.T`` (``YT``, M rows).
     """
+    b = 9 * n_nodes + 10  # first row after the stick-breaking offsets
     return _WsLayout(0, n_nodes, 2 * n_nodes, 3 * n_nodes, 4 * n_nodes, 5 * n_nodes, 5 * n_nodes + 1,
                      5 * n_nodes + 2, 5 * n_nodes + 3, 5 * n_nodes + 4, 5 * n_nodes + 5, 6 * n_nodes + 6,
-                     7 * n_nodes + 8, 7 * n_nodes + 9, 8 * n_nodes + 9, 9 * n_nodes + 9, 9 * n_nodes + 10,
-                     9 * n_nodes + 10 + p)
+                     7 * n_nodes + 8, 7 * n_nodes + 9, 8 * n_nodes + 9, 9 * n_nodes + 9, b, b + 1,
+                     b + 1 + n_nodes, b + 2 + n_nodes, b + 2 + n_nodes + p)
 
 
 # columns of the workspace row CONST: terms of the density that depend on the data record only
@@ -331,14 +335,29 @@ def _rsum(x, n):
     return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
 
 
+# Beyond ±_Z_SATURATED the logistic is exactly 0 or 1 (``_logistic_clipped``). At small h most rows lie
+# outside a split's band |z| <= _Z_SATURATED, where its gradient term ψ(1 − ψ) is an exact zero.
+_Z_SATURATED = 40.0
+# A split whose band holds at most G / _BAND_SHARE of the G rows is evaluated sparsely (its band rows'
+# indices listed); otherwise densely, as a vectorised pass over all rows costs less (measured on the CGM data).
+_BAND_SHARE = 4
+
+
 @numba.njit(error_model="numpy", **_NO_REFCOUNT)
 def _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws):
     """Forward sweep over all rows, node by node: ψ (row ``PSI + n``) and the probability
-    φ of reaching every node (row ``PHI + n``); parents precede children."""
+    φ of reaching every node (row ``PHI + n``); parents precede children.
+
+    Each split's logistic is computed only for the rows in its band (|z| ≤ 40), listed in ``BAND + n``
+    with their number in ``NBAND`` for ``_split_gradients``; the others are exactly 0 or 1. When the
+    band holds many rows (large h) every row is evaluated in one vectorised pass instead and ``NBAND``
+    is −1. Both give the same bits as evaluating ``_logistic_clipped`` at every row.
+    """
     n_nodes = left.shape[0]
     lay = _ws_layout(n_nodes, p)
     PHI, PSI, SIMP, TAU, XV, XT = lay.PHI, lay.PSI, lay.SIMP, lay.TAU, lay.XV, lay.XT
     xv = ws[XV, :G]
+    zb = ws[lay.ZB, :G]
     phi0 = ws[PHI, :G]
     for g in range(G):
         phi0[g] = 1.0
@@ -362,13 +381,34 @@ def _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws):
         else:
             src = ws[XT + feature[n], :G]
         psi_n = ws[PSI + n, :G]
+        n_band = 0
+        for g in range(G):  # saturated values everywhere, and the size of the band (NaN counts as inside)
+            zq = (src[g] - tn) * inv_h
+            psi_n[g] = 1.0 if zq > _Z_SATURATED else 0.0
+            n_band += not (zq > _Z_SATURATED or zq < -_Z_SATURATED)
+        if _BAND_SHARE * n_band <= G:
+            band = ws[lay.BAND + n, :G]
+            k = 0
+            for g in range(G if n_band > 0 else 0):
+                zq = (src[g] - tn) * inv_h
+                if not (zq > _Z_SATURATED or zq < -_Z_SATURATED):
+                    band[k] = g
+                    zb[k] = zq
+                    k += 1
+            for j in range(k):  # vectorised over the band's compacted arguments
+                zb[j] = _logistic_clipped(zb[j], _Z_SATURATED)
+            for j in range(k):
+                psi_n[int(band[j])] = zb[j]
+            ws[lay.NBAND, n] = k
+        else:
+            for g in range(G):
+                psi_n[g] = _logistic_clipped((src[g] - tn) * inv_h, _Z_SATURATED)
+            ws[lay.NBAND, n] = -1.0
         phi_n = ws[PHI + n, :G]
         phi_l = ws[PHI + ln, :G]
         phi_r = ws[PHI + rn, :G]
-        for g in range(G):  # one fused pass: split argument, logistic, children's φ
-            ps = _logistic_clipped((src[g] - tn) * inv_h, 40.0)
-            psi_n[g] = ps
-            pr = phi_n[g] * ps
+        for g in range(G):
+            pr = phi_n[g] * psi_n[g]
             phi_r[g] = pr
             phi_l[g] = phi_n[g] - pr
 
@@ -393,54 +433,83 @@ def _subtree_values(G, p, left, right, ws):
 
 
 @numba.njit(**_NO_REFCOUNT)
-def _count_nonzero(x, n):
-    c = 0
-    for g in range(n):
-        c += x[g] != 0.0
-    return c
+def _rsum_products(x, y, n):
+    """``_rsum`` of the products ``x[:n] * y[:n]`` without storing them (the same products, lanes and
+    order, so the same bits as ``_rsum(x * y, n)``)."""
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
+    g = 0
+    while g + 8 <= n:
+        a0 += x[g] * y[g]
+        a1 += x[g + 1] * y[g + 1]
+        a2 += x[g + 2] * y[g + 2]
+        a3 += x[g + 3] * y[g + 3]
+        a4 += x[g + 4] * y[g + 4]
+        a5 += x[g + 5] * y[g + 5]
+        a6 += x[g + 6] * y[g + 6]
+        a7 += x[g + 7] * y[g + 7]
+        g += 8
+    while g < n:
+        a0 += x[g] * y[g]
+        g += 1
+    return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+
+
+@numba.njit(**_NO_REFCOUNT)
+def _combine_lanes(acc, b):
+    """``_rsum``'s final combination of the eight partial sums ``acc[b:b + 8]``."""
+    return ((acc[b] + acc[b + 1]) + (acc[b + 2] + acc[b + 3])) + ((acc[b + 4] + acc[b + 5]) + (acc[b + 6] + acc[b + 7]))
 
 
 @numba.njit(error_model="numpy", **_NO_REFCOUNT)
-def _lane_dots_sparse(v, G, k, rows, acc, out):
-    """``out[j] = _rsum(v·rows[j])`` for j < k, summing over the rows with ``v[g] ≠ 0`` only.
+def _band_split_gradient(use_simplex, inv_h, G, p, n, ln, rn, ws, lay, acc):
+    """``_split_gradients`` for node n from its band rows only (``BAND + n``, listed by ``_forward_rows``).
 
-    At small h most splits are saturated (ψ is exactly 0 or 1), so most terms are exact zeros.
-    Skipping them changes nothing: every other product is added to the partial sum ``_rsum``
-    would give it (lane g mod 8, the tail in lane 0), in the same order, and the lanes are
-    combined as ``_rsum`` combines them, so the result is bit-identical to the dense sum at a
-    cost proportional to the non-zero terms.
-    ``acc`` is scratch of at least 8k values.
+    Outside the band ψ(1 − ψ) is an exact zero, so those rows' terms are ±0. Each band row's term is
+    formed in the dense pass's operations and added to the partial sum ``_rsum`` would give it (lane
+    g mod 8, the tail in lane 0), in increasing g, and the lanes are combined as ``_rsum`` combines
+    them: the result is bit-identical to the dense sums at a cost proportional to the band.
+    ``acc`` is scratch of at least 8 (p + 1) values.
     """
-    for i in range(8 * k):
+    k = int(ws[lay.NBAND, n])
+    band = ws[lay.BAND + n, :G]
+    n_acc = 8 * (p + 1) if use_simplex else 8
+    for i in range(n_acc):
         acc[i] = 0.0
     g_main = G - G % 8  # rows _rsum adds in its unrolled loop; the rest go to lane 0
-    for g in range(G):
-        vg = v[g]
-        if vg != 0.0:
-            lane = (g & 7) if g < g_main else 0
-            for j in range(k):
-                acc[8 * j + lane] += vg * rows[j, g]
     for j in range(k):
-        b = 8 * j
-        out[j] = ((acc[b] + acc[b + 1]) + (acc[b + 2] + acc[b + 3])) + ((acc[b + 4] + acc[b + 5])
-                                                                        + (acc[b + 6] + acc[b + 7]))
+        g = int(band[j])
+        ps = ws[lay.PSI + n, g]
+        v = ws[lay.DP, g] * ws[lay.PHI + n, g] * (ps - ps * ps) * (ws[lay.S + rn, g] - ws[lay.S + ln, g])
+        lane = (g & 7) if g < g_main else 0
+        acc[lane] += v
+        if use_simplex:
+            for f in range(p):
+                acc[8 * (f + 1) + lane] += v * ws[lay.XT + f, g]
+    ws[lay.GTAU, n] = -_combine_lanes(acc, 0) * inv_h
+    if use_simplex:
+        for f in range(p):
+            ws[lay.GSIMP + n, f] = _combine_lanes(acc, 8 * (f + 1)) * inv_h
 
 
 @numba.njit(error_model="numpy", **_NO_REFCOUNT)
 def _split_gradients(use_simplex, inv_h, G, p, left, right, ws):
     """Gradients of Σ_g dp_g · (output of row g) w.r.t. every τ_n and Δ_n (rows ``GTAU``,
     ``GSIMP + n``), from φ, ψ, the subtree values s and the row weights dp (row ``DP``):
-    ∂/∂z_n = dp φ_n ψ_n (1 − ψ_n)(s_right − s_left), z_n = (x·Δ_n − τ_n)/h."""
+    ∂/∂z_n = dp φ_n ψ_n (1 − ψ_n)(s_right − s_left), z_n = (x·Δ_n − τ_n)/h. A split whose band
+    ``_forward_rows`` listed is summed over its band rows only (``_band_split_gradient``)."""
     n_nodes = left.shape[0]
     lay = _ws_layout(n_nodes, p)
     PHI, PSI, S, GSIMP, GTAU, XV, DP, TMP, XT = (lay.PHI, lay.PSI, lay.S, lay.GSIMP, lay.GTAU, lay.XV, lay.DP,
                                                  lay.TMP, lay.XT)
     xv = ws[XV, :G]
-    tmp = ws[TMP, :G]
+    tmp = ws[TMP, :]
     dp = ws[DP, :G]
     for n in range(n_nodes):
         ln = left[n]
         if ln < 0:
+            continue
+        if ws[lay.NBAND, n] >= 0.0 and 8 * (p + 1) <= tmp.shape[0]:
+            _band_split_gradient(use_simplex, inv_h, G, p, n, ln, right[n], ws, lay, tmp)
             continue
         phi_n = ws[PHI + n, :G]
         psi_n = ws[PSI + n, :G]
@@ -450,19 +519,10 @@ def _split_gradients(use_simplex, inv_h, G, p, left, right, ws):
             ps = psi_n[g]
             xv[g] = dp[g] * phi_n[g] * (ps - ps * ps) * (s_r[g] - s_l[g])
         ws[GTAU, n] = -_rsum(xv, G) * inv_h
-        if use_simplex and p >= 4 and 8 * p <= tmp.shape[0] and 4 * _count_nonzero(xv, G) < G:
-            # many features and mostly saturated splits (small h): the sparse sums are cheaper than
-            # p dense passes (measured), and give the same bits
-            gs = ws[GSIMP + n, :p]
-            _lane_dots_sparse(xv, G, p, ws[XT:XT + p], tmp, gs)
-            for f in range(p):
-                gs[f] *= inv_h
-        elif use_simplex:
+        if use_simplex:
             for f in range(p):
                 xf = ws[XT + f, :G]
-                for g in range(G):
-                    tmp[g] = xv[g] * xf[g]
-                ws[GSIMP + n, f] = _rsum(tmp, G) * inv_h
+                ws[GSIMP + n, f] = _rsum_products(xv, xf, G) * inv_h
 
 
 @numba.njit(error_model="numpy", **_NO_REFCOUNT)
@@ -479,9 +539,8 @@ def _clf_rows(use_simplex, h, data, topo, need_grad, ws):
     n_nodes = left.shape[0]
     M = alpha_cls.shape[0]
     lay = _ws_layout(n_nodes, p)
-    S, DP, TMP, DD, YT = lay.S, lay.DP, lay.TMP, lay.DD, lay.YT
+    S, DP, DD, YT = lay.S, lay.DP, lay.DD, lay.YT
     inv_h = 1.0 / h
-    tmp = ws[TMP, :G]
     _forward_rows(use_simplex, inv_h, G, p, left, right, feature, ws)
     A = ws[lay.CONST, _C_A]
     lg_alpha = ws[lay.CONST, _C_LGAMMA_ALPHA]
@@ -494,9 +553,7 @@ def _clf_rows(use_simplex, h, data, topo, need_grad, ws):
         tot = 0.0
         for m in range(M):
             ym = ws[YT + m, :G]
-            for g in range(G):
-                tmp[g] = ym[g] * phi_n[g]
-            c = _rsum(tmp, G)
+            c = _rsum_products(ym, phi_n, G)
             ws[DD + n, m] = c
             tot += c
             lp += math.lgamma(c + alpha_cls[m])
@@ -570,9 +627,7 @@ def _reg_rows(theta, grad, need_grad, use_simplex, h, data, topo, off_mu, inv_s2
             ln = left[n]
             phi_n = ws[PHI + n, :G]
             if ln < 0:
-                for g in range(G):
-                    tmp[g] = dp[g] * phi_n[g]
-                grad[off_mu + leaf_pos[n]] += _rsum(tmp, G)
+                grad[off_mu + leaf_pos[n]] += _rsum_products(dp, phi_n, G)
         _split_gradients(use_simplex, inv_h, G, p, left, right, ws)
     return q_tot, n_tot
 

@@ -339,7 +339,8 @@ def _rsum(x, n):
 # outside a split's band |z| <= _Z_SATURATED, where its gradient term ψ(1 − ψ) is an exact zero.
 _Z_SATURATED = 40.0
 # A split whose band holds at most G / _BAND_SHARE of the G rows is evaluated sparsely (its band rows'
-# indices listed); otherwise densely, as a vectorised pass over all rows costs less (measured on the CGM data).
+# indices listed); otherwise densely: listing and gathering many rows costs more than one vectorised pass over
+# all of them (a quarter is the share at which the earlier sparse Δ-sums paid off, as measured then).
 _BAND_SHARE = 4
 
 

@@ -39,10 +39,10 @@ def test_the_carried_mass_follows_every_node(use_simplex, task):
     assert _carry_inverse_mass(post, old, grown, "grow", 4, mass).shape == (post.dim(grown),)
     keep = np.setdiff1d(inner, [4])
     np.testing.assert_array_equal(g[0][keep], thr[keep])
-    assert g[0][4] == 1.0  # the grown split starts from the unit entry, not from the fitted splits' entries
+    assert g[0][4] == pytest.approx(np.exp(np.mean(np.log(thr[inner]))))
     if use_simplex:
         np.testing.assert_array_equal(g[1][keep], smp[keep])
-        np.testing.assert_array_equal(g[1][4], 1.0)
+        np.testing.assert_allclose(g[1][4], np.exp(np.mean(np.log(smp[inner]), axis=0)))
     if task == "regression":
         np.testing.assert_array_equal(g[2][[5, 6, 7, 8]], val[[5, 6, 4, 4]])  # children start from leaf 4's entry
         assert g[3] == sigma

@@ -142,8 +142,9 @@ class RJHMCSettings:
         inside every warm-up (the paper's too), it makes each NUTS run depend on more than its starting
         point, here on the chain's past as well, so it is not part of the paper's algorithm. Table 1 at the
         paper protocol with it (recorded run ``rjhmc_paper_carry_mass``, 2.1 CPU-hours): HMC-DFI as without
-        it, but 2 of the 10 HMC-DF chains ended in a tree that misses a split (none without it), so it is
-        off by default.
+        it, but 2 of the 10 HMC-DF chains ended in a tree that misses a split (none without it); with a
+        grown split's entries starting from 1 instead, 3 of the 20 HMC chains did (recorded run
+        ``rjhmc_paper_carry_mass_unit_start``). So it is off by default.
 
     Examples
     --------

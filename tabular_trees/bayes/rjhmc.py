@@ -253,20 +253,19 @@ def _carry_inverse_mass(posterior, old, new, move, node, inverse_mass):
     """The inverse mass adapted on ``old`` mapped onto ``new``, the tree ``move`` made from it by growing or
     pruning ``node`` (:func:`_propose`), in θ's layout of ``new``.
 
-    Nodes that both trees have keep their entries. A grown node's threshold (and simplex) entries start from 1, as
-    in a run without a carried mass, and both its children start from the grown leaf's value entry; after a prune
-    the merged leaf keeps its left child's value entry, as its value does.
+    Nodes that both trees have keep their entries. A grown node's threshold (and simplex) entries start from the
+    geometric mean of the old tree's (1 where it had none), and both its children start from the grown leaf's
+    value entry; after a prune the merged leaf keeps its left child's value entry, as its value does.
     """
     thr, smp, val, sigma = _node_masses(posterior, old, inverse_mass)
+    inner = old.internal_nodes()
     if move == "grow":  # old ids kept, two leaves appended (SoftTree.grow)
         thr = np.append(thr, [1.0, 1.0])
         smp = np.vstack([smp, np.ones((2, smp.shape[1]))])
         val = np.append(val, [val[node], val[node]])
-        # the grown node's own entries stay at 1, where an uncarried run starts: the entries carried on a fitted
-        # tree belong to splits already pinned to their data, and a new split that starts from them barely moves
-        # before the jump is judged (with their geometric mean, 2 of 10 HMC-DF chains of Table 1 missed a split)
-        thr[node] = 1.0
-        smp[node] = 1.0
+        thr[node] = math.exp(np.mean(np.log(thr[inner]))) if inner.size else 1.0
+        if smp.shape[1]:
+            smp[node] = np.exp(np.mean(np.log(smp[inner]), axis=0)) if inner.size else 1.0
     elif move == "prune":  # the node's children go, the others keep their order (SoftTree.prune)
         keep = np.ones(old.n_nodes, dtype=bool)
         keep[[old.left[node], old.right[node]]] = False

@@ -147,7 +147,7 @@ def fit(method, dataset, task, data, proto, n_jobs, seed, observer=None):
         sampler = bayes.RJHMCSettings(k_warmup=proto["k_warmup"], h_init=h0, h_final=h1, prune_start=prune_start,
                                       step_size_search=proto.get("step_size_search", True),
                                       split_index_update=proto.get("split_index_update", "gibbs"),
-                                      carry_mass=proto.get("carry_mass", False))
+                                      carry_mass=bool(proto.get("carry_mass", False)))
         est = Est(method=method, n_iter=n_iter, n_burnin=n_burnin, sampler=sampler,
                   prior=bayes.TreePrior(alpha=a, beta=b), n_chains=proto["n_chains"], n_jobs=n_jobs,
                   random_state=seed, **paper_scaling)
@@ -157,7 +157,7 @@ def fit(method, dataset, task, data, proto, n_jobs, seed, observer=None):
     if method != "cgm" and not proto.get("step_size_search", True):
         settings["step_size_search"] = False
     if method != "cgm" and proto.get("carry_mass", False):
-        settings["carry_mass"] = True
+        settings["carry_mass"] = proto["carry_mass"]
     if method == "hmc-df" and proto.get("split_index_update", "gibbs") != "gibbs":
         settings["split_index_update"] = proto["split_index_update"]
     t0, cpu0 = time.perf_counter(), time.process_time()
@@ -274,6 +274,10 @@ def write(res, traces, out):
     print(f"wrote {out.with_suffix('.json')} and {md} ({res['total_seconds']:.0f} s)")
 
 
+# what a protocol records for RJHMCSettings(carry_mass=True), which carries the mass after burn-in only (runs
+# recorded before that change record True: their mass was carried through burn-in as well)
+CARRY_AFTER_BURNIN = "after burn-in"
+
 # the sampler variants a protocol records only when they differ from these defaults (see main)
 SAMPLER_VARIANTS = {"prune_start": "paper", "step_size_search": True, "split_index_update": "gibbs",
                     "carry_mass": False}
@@ -370,8 +374,8 @@ def main(argv=None, observer=None):
                     help="HMC-DF: update split indices by uniform random-walk Metropolis as in the authors' code "
                          "(RJHMCSettings's split_index_update='random_walk'); recorded in the protocol")
     ap.add_argument("--carry-mass", action="store_true",
-                    help="HMC methods: each NUTS run starts its warm-up from the mass matrix the chain last adapted "
-                         "(RJHMCSettings's carry_mass=True; not in the paper); recorded in the protocol")
+                    help="HMC methods: after burn-in, each NUTS run starts its warm-up from the mass matrix the chain "
+                         "last adapted (RJHMCSettings's carry_mass=True; not in the paper); recorded in the protocol")
     ap.add_argument("--dask", default=None, metavar="ADDRESS",
                     help="run the chains on a Dask cluster through joblib's dask backend: a scheduler address "
                          "(tcp://host:8786) or 'local' for a LocalCluster of --n-jobs single-threaded workers "
@@ -390,8 +394,8 @@ def main(argv=None, observer=None):
         proto["step_size_search"] = False
     if args.random_walk_splits:
         proto["split_index_update"] = "random_walk"
-    if args.carry_mass:
-        proto["carry_mass"] = True
+    if args.carry_mass:  # a string, so batches never merge with runs recorded when the mass was carried through
+        proto["carry_mass"] = CARRY_AFTER_BURNIN  # burn-in too (those record True)
     first = 0
     seed = args.seed
     if args.chains is not None:

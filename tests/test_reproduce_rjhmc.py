@@ -103,8 +103,13 @@ def test_carry_mass_is_part_of_the_protocol_and_batches_with_it_never_merge_with
     quick = ["--quick", "--n-jobs", "1", "--methods", "hmc-df", "--datasets", ""]
     reproduce.main(quick + ["--chains", "0:1", "--carry-mass", "--output", str(tmp_path / "carried")])
     res = json.loads((tmp_path / "carried.json").read_text())
-    assert res["protocol"]["carry_mass"] is True
-    assert res["table1"]["hmc-df"]["settings"]["carry_mass"] is True
+    # carried after burn-in only; runs recorded when it was carried through burn-in too say True
+    assert res["protocol"]["carry_mass"] == res["table1"]["hmc-df"]["settings"]["carry_mass"] == "after burn-in"
+    old = dict(res, protocol=dict(res["protocol"], carry_mass=True))
+    (tmp_path / "through_burnin.json").write_text(json.dumps(old))
+    with pytest.raises(SystemExit, match="carry_mass"):
+        reproduce.main(["--merge", str(tmp_path / "carried.json"), str(tmp_path / "through_burnin.json"),
+                        "--output", str(tmp_path / "mixed")])
     reproduce.main(quick + ["--chains", "1:2", "--output", str(tmp_path / "plain")])
     with pytest.raises(SystemExit, match="carry_mass"):
         reproduce.main(["--merge", str(tmp_path / "carried.json"), str(tmp_path / "plain.json"),

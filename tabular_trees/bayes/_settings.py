@@ -129,22 +129,21 @@ class RJHMCSettings:
         place is otherwise judged with a leaf value far from its data. Burn-in uses the biased Eq. 19
         and its samples are discarded, so the chain after burn-in is unchanged in law.
     carry_mass : bool, default=False
-        Not in the paper or the authors' code: every NUTS run after the chain's first starts its warm-up
-        from the diagonal inverse mass matrix the previous run adapted, instead of the unit matrix, mapped node by
-        node onto the run's tree (a grown node starts from the geometric mean of the other nodes'
-        entries, its children from the grown leaf's); each warm-up window then shrinks its estimate
-        towards the mass in use with a weight of 10 draws instead of towards 10⁻³. The model, the moves
-        and the acceptance rule are unchanged; only where each run's adaptation starts is. With
-        ``k_warmup=0`` nothing is adapted and the chain equals the one without it. Measured on the CGM
+        Not in the paper or the authors' code: after burn-in, every NUTS run but the first starts its warm-up
+        from the diagonal inverse mass matrix the previous run adapted, instead of the unit matrix, mapped node
+        by node onto the run's tree (a grown node starts from the geometric mean of the other nodes' entries,
+        its children from the grown leaf's); each warm-up window then shrinks its estimate towards the mass in
+        use with a weight of 10 draws instead of towards 10⁻³. Burn-in is the plain sampler's, bit for bit.
+        The model, the moves and the acceptance rule are unchanged; only where each run's adaptation starts
+        is. With ``k_warmup=0`` nothing is adapted and the chain equals the one without it. Measured on the CGM
         data at k = 500, h = 0.001 (``benchmarks/bench_bayes.py --against``, ``bench_carry_mass.py``):
-        HMC-DF's iterations cost about a third as much; HMC-DFI's about as much as without it on trees of
-        six or more leaves (a saving there has been seen only on smaller trees). Like the adaptation
-        inside every warm-up (the paper's too), it makes each NUTS run depend on more than its starting
-        point, here on the chain's past as well, so it is not part of the paper's algorithm. Table 1 at the
-        paper protocol with it (recorded run ``rjhmc_paper_carry_mass``, 2.1 CPU-hours): HMC-DFI as without
-        it, but 2 of the 10 HMC-DF chains ended in a tree that misses a split (none without it); with a
-        grown split's entries starting from 1 instead, 3 of the 20 HMC chains did (recorded run
-        ``rjhmc_paper_carry_mass_unit_start``). So it is off by default.
+        HMC-DF's sampling iterations cost about a third as much; HMC-DFI's about as much as without it on trees
+        of six or more leaves. Like the adaptation inside every warm-up (the paper's too), it makes each NUTS
+        run depend on more than its starting point, here on the chain's past as well, so it is not part of the
+        paper's algorithm. Why not in burn-in: carrying the mass from the first iteration (this option up to
+        round 15; recorded runs ``rjhmc_paper_carry_mass`` and ``rjhmc_paper_carry_mass_unit_start``) left 2
+        and 3 of the 20 HMC chains of Table 1 in a tree that misses a split, every one of them without its
+        split when burn-in ended; the plain sampler's recorded run, none. Off by default.
 
     Examples
     --------

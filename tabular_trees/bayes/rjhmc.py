@@ -359,7 +359,6 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
     h = nuts.h_final
     # nothing adapted yet: the first NUTS run starts from the unit matrix with Stan's rule, as without carry_mass
     state = _State(tree, theta, sigma, posterior.log_posterior(tree, theta, h, on_overflow="return"), None)
-    carry = sampler.carry_mass
     tr_leaves = np.zeros(n_iter, dtype=np.int64)
     tr_lp = np.zeros(n_iter)
     tr_move = np.zeros(n_iter, dtype=np.int64)
@@ -373,6 +372,9 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         t_start = time.perf_counter()
         burn = it < n_burnin
         probs = sampler.warmup_probs if burn else sampler.sampling_probs
+        # carry_mass: burn-in runs every NUTS leg from the unit matrix (carrying through burn-in lost chains in a
+        # misplaced split, see RJHMCSettings); the first sampling leg starts cold and carries its adapted mass on
+        carry = sampler.carry_mass and not burn
         # 1. HMC on the current tree: x -> x'
         moved, stats1 = _nuts_leg(posterior, state.tree, state.theta, nuts, h, rng, state.inverse_mass, carry)
         # 2-4. topology move with prior draws: x' -> x''

@@ -11,6 +11,10 @@ the cost. For a posterior-sized tree (the last tree of a short chain) on the CGM
 * ``carried``: the same, with each window shrinking towards the mass in use with a weight of 10 draws
   (``mass_prior_weight=10``), which is what ``RJHMCSettings(carry_mass=True)`` does between half-moves.
 
+The last rows repeat the CGM HMC-DFI cell with the softness ramp of Table 4 (h from 0.01 to 0.001 within each
+warm-up, as every HMC-DFI half-move of the paper protocol runs), where the carried mass was adapted at the end of a
+ramp, so at h = 0.001, and starts a warm-up at h = 0.01.
+
 Usage: python benchmarks/profile_nuts_warmup.py [--seeds 3] [--no-write]  (a few minutes on one core)
 Writes benchmarks/results/nuts_warmup.md.
 """
@@ -42,7 +46,8 @@ def load(name):
     return minmax_scale(X), y
 
 
-def measure(name, method, n_seeds):
+def measure(name, method, n_seeds, ramp_from=H):
+    """The four warm-ups of one cell; ``ramp_from`` > h ramps the softness from it to h in every warm-up."""
     task, prior, h_init = CELLS[name]
     X, y = load(name)
     post = TreePosterior(X, y, task, use_simplex=method == "hmc-dfi", prior=prior)
@@ -50,8 +55,9 @@ def measure(name, method, n_seeds):
                         sampler=RJHMCSettings(k_warmup=100, h_init=h_init[method], h_final=H))
     tree = chain.trees[-1]
     theta = post.pack(tree, chain.sigmas[-1] if task == "regression" else None)
-    settings = NUTSSettings(n_warmup=K, h_init=H, h_final=H)
-    out = dict(data=name, method=method, leaves=int(tree.n_leaves), dim=int(theta.size), seeds=[])
+    settings = NUTSSettings(n_warmup=K, h_init=ramp_from, h_final=H)
+    out = dict(data=name, method=method, leaves=int(tree.n_leaves), dim=int(theta.size), seeds=[],
+               h=f"{ramp_from:g} → {H:g}" if ramp_from != H else f"{H:g}")
     for seed in range(n_seeds):
         t0 = time.perf_counter()
         cold = run_tree_nuts(post, tree, theta, settings=settings, n_samples=1, seed=2 * seed + 1)
@@ -77,11 +83,12 @@ def write(rows, path):
     L = ["# NUTS warm-up against the adapted sampler (`python benchmarks/profile_nuts_warmup.py`)", "",
          f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {machine_summary()}; one core. "
          f"One half-move at the paper's settings: k = {K} warm-up transitions + 1 draw, h = {H} fixed, target "
-         "acceptance 0.8, max tree depth 10; a posterior-sized tree (last tree of a 60-iteration chain).", "",
-         "| data | method | leaves | dim | leapfrog / warm-up transition, cold | leapfrog / transition, adapted | "
-         "leapfrog / warm-up transition, warm-started mass | leapfrog / warm-up transition, carried "
-         "(weight 10) | s per half-move, cold → carried |",
-         "|---|---|---|---|---|---|---|---|---|"]
+         "acceptance 0.8, max tree depth 10; a posterior-sized tree (last tree of a 60-iteration chain). The last "
+         "row ramps h within each warm-up as Table 4 does for HMC-DFI.", "",
+         "| data | method | h in the warm-up | leaves | dim | leapfrog / warm-up transition, cold | "
+         "leapfrog / transition, adapted | leapfrog / warm-up transition, warm-started mass | leapfrog / warm-up "
+         "transition, carried (weight 10) | s per half-move, cold → carried |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         s = r["seeds"]
 
@@ -89,7 +96,8 @@ def write(rows, path):
             v = [x[key] for x in s]
             return f"{fmt.format(np.mean(v))} ({fmt.format(min(v))}–{fmt.format(max(v))})"
 
-        L.append(f"| {r['data']} | {r['method']} | {r['leaves']} | {r['dim']} | {col('cold')} | {col('adapted')} | "
+        L.append(f"| {r['data']} | {r['method']} | {r['h']} | {r['leaves']} | {r['dim']} | {col('cold')} | "
+                 f"{col('adapted')} | "
                  f"{col('warm')} | {col('carried')} | {np.mean([x['cold_s'] for x in s]):.2f} → "
                  f"{np.mean([x['carried_s'] for x in s]):.2f} |")
     L += ["", f"Mean over {len(rows[0]['seeds'])} seeds (range in brackets). 'cold' is the default sampler (unit "
@@ -106,6 +114,7 @@ def main():
     ap.add_argument("--no-write", action="store_true")
     a = ap.parse_args()
     rows = [measure(name, method, a.seeds) for name in CELLS for method in ("hmc-df", "hmc-dfi")]
+    rows.append(measure("cgm", "hmc-dfi", a.seeds, ramp_from=0.01))  # Table 4's HMC-DFI ramp
     if not a.no_write:
         write(rows, RESULTS / "nuts_warmup.md")
         print("wrote", RESULTS / "nuts_warmup.md")

@@ -78,8 +78,9 @@ def summarise(res: dict, source: str) -> str:
         + f"Protocol: the paper's "
         f"(k = {res['protocol']['k_warmup']}, {res['protocol']['n_iter']} iterations, "
         f"{res['protocol']['n_burnin']} burn-in, the paper's chain seeds)"
-        + (", with `RJHMCSettings(carry_mass=True)` (not the paper's sampler: each NUTS run's warm-up starts from "
-           "the mass matrix the chain last adapted)" if res["protocol"].get("carry_mass") else "") + ".", "",
+        + (", with `RJHMCSettings(carry_mass=True)` (not the paper's sampler: after burn-in each NUTS run's warm-up "
+           "starts from the mass matrix the chain last adapted)" if res["protocol"].get("carry_mass") else "")
+        + ".", "",
         "| method | chains run | seconds | seconds per chain | seconds per iteration | mean leaves after burn-in "
         "| the ten recorded chains' mean leaves | for 10 chains (s) |", "|---|---|---|---|---|---|---|---|",
         *rows, f"| cgm ({cgm_source}) | 0–9 | {cgm:.0f} | – | – | – | – | {cgm:.0f} |", ""]

@@ -136,11 +136,11 @@ class RJHMCSettings:
         use with a weight of 10 draws instead of towards 10⁻³. Burn-in is the plain sampler's, bit for bit.
         The model, the moves and the acceptance rule are unchanged; only where each run's adaptation starts
         is. With ``k_warmup=0`` nothing is adapted and the chain equals the one without it. Measured on the CGM
-        data at k = 500, h = 0.001 (``benchmarks/bench_bayes.py --against``, ``bench_carry_mass.py``):
-        HMC-DF's sampling iterations cost about a third as much; HMC-DFI's about as much as without it on trees
-        of six or more leaves. Like the adaptation inside every warm-up (the paper's too), it makes each NUTS
-        run depend on more than its starting point, here on the chain's past as well, so it is not part of the
-        paper's algorithm. Why not in burn-in: carrying the mass from the first iteration (this option up to
+        data at k = 500 (``benchmarks/bench_bayes.py --against`` at h = 0.001, ``bench_carry_mass.py`` with
+        Table 4's h): an HMC-DF sampling iteration costs a third to three fifths as much, an HMC-DFI one about
+        four fifths. Like the adaptation inside every warm-up (the paper's too), it makes each NUTS run depend
+        on more than its starting point, here on the chain's past as well, so it is not part of the paper's
+        algorithm. Why not in burn-in: carrying the mass from the first iteration (this option up to
         round 15; recorded runs ``rjhmc_paper_carry_mass`` and ``rjhmc_paper_carry_mass_unit_start``) left 2
         and 3 of the 20 HMC chains of Table 1 in a tree that misses a split, every one of them without its
         split when burn-in ended; the plain sampler's recorded run, none. Table 1 with the option as it is now,

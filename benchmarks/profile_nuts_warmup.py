@@ -11,7 +11,7 @@ the cost. For a posterior-sized tree (the last tree of a short chain) on the CGM
 * ``carried``: the same, with each window shrinking towards the mass in use with a weight of 10 draws
   (``mass_prior_weight=10``), which is what ``RJHMCSettings(carry_mass=True)`` does between half-moves.
 
-The last rows repeat the CGM HMC-DFI cell with the softness ramp of Table 4 (h from 0.01 to 0.001 within each
+The last row repeats the CGM HMC-DFI cell with the softness ramp of Table 4 (h from 0.01 to 0.001 within each
 warm-up, as every HMC-DFI half-move of the paper protocol runs), where the carried mass was adapted at the end of a
 ramp, so at h = 0.001, and starts a warm-up at h = 0.01.
 

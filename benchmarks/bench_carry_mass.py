@@ -42,7 +42,8 @@ def measure(method, n_iter, seeds):
             seconds[carry] += sum(s.seconds for s in steps)
             for s in steps:
                 per_size[carry][s.current_leaves].append(s.nuts[0].n_leapfrog / (K + 1))
-                per_size[carry][s.proposed_leaves].append(s.nuts[1].n_leapfrog / (K + 1))
+                if len(s.nuts) == 2:  # after burn-in a rejected proposal's run is skipped
+                    per_size[carry][s.proposed_leaves].append(s.nuts[1].n_leapfrog / (K + 1))
         print(method, "seed", seed, "done", flush=True)
     n_chain_iter = (n_iter - n_iter // 2) * len(seeds)
     return dict(method=method, per_size=per_size, s_per_it={c: seconds[c] / n_chain_iter for c in seconds})

@@ -53,7 +53,8 @@ def datasets(names):
 
 
 def _nuts_calls(steps):
-    """One row per NUTS run of the observed iterations (two per iteration: current tree, then proposal)."""
+    """One row per NUTS run of the observed iterations (current tree, then proposal; after burn-in a rejected
+    proposal's run is skipped, so such an iteration has one row)."""
     return [dict(seconds=n.seconds, n_leapfrog=n.n_leapfrog, step_size=float(n.step_size),
                  accept_stat=float(n.accept_stat), leaves=int(leaves), dim=int(n.inverse_mass.shape[0]),
                  inv_mass=np.asarray(n.inverse_mass).tolist())

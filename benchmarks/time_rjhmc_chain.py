@@ -4,7 +4,8 @@
 Reads one JSON object from the command line: ``method``, ``h_start`` (h_init of the short chain that finds a
 posterior-sized start), ``h`` (the timed h), ``n_start``, ``n_iter``, ``k_warmup``, ``seed`` and ``settings``
 (extra ``RJHMCSettings`` fields, e.g. ``{"carry_mass": true}``); prints one JSON object: seconds per iteration,
-leapfrog steps per NUTS transition, mean leaves of the NUTS runs' trees. Uses only API that the older commits have.
+leapfrog steps per NUTS transition, mean leaves of the iterations' current and proposed trees, NUTS runs per
+iteration (two, or one where a rejected proposal's run is skipped). Uses only API that the older commits have.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def main():
         wall_s_per_iteration=float(np.mean([s.seconds for s in steps])),
         leapfrog_per_transition=float(np.mean([n.n_leapfrog / (k + 1) for s in steps for n in s.nuts])),
         mean_leaves=float(np.mean([[s.current_leaves, s.proposed_leaves] for s in steps])),
+        nuts_runs_per_iteration=float(np.mean([len(s.nuts) for s in steps])),
         start_leaves=int(start.trees[-1].n_leaves))))
 
 

@@ -372,8 +372,9 @@ def test_observer_sees_every_iteration_and_changes_nothing(kind):
     np.testing.assert_array_equal([s.log_alpha for s in steps], seen.log_alpha)
     assert all(s.seconds >= 0 for s in steps)
     if kind == "rjhmc":
-        assert all(len(s.nuts) == 2 and all(n.n_leapfrog > 0 and n.step_size > 0 and n.seconds >= 0 for n in s.nuts)
-                   for s in steps)
+        # two NUTS runs, but one after burn-in when the proposal is rejected (its run is skipped)
+        assert [len(s.nuts) for s in steps] == [1 if not (s.burn_in or s.accepted) else 2 for s in steps]
+        assert all(n.n_leapfrog > 0 and n.step_size > 0 and n.seconds >= 0 for s in steps for n in s.nuts)
         assert [sum(n.divergences for n in s.nuts) for s in steps] == seen.divergences.tolist()
     else:
         assert all(s.nuts == () for s in steps)
@@ -513,3 +514,35 @@ def test_burnin_leaf_draw_leaves_the_default_chain_and_the_sampling_phase_alone(
             for flag in (False, True)}
     np.testing.assert_array_equal(runs[False].log_posterior, runs[True].log_posterior)
     assert RJHMCSettings().burnin_leaf_draw is False
+
+
+@pytest.mark.parametrize("use_simplex, task, carry", [(False, "regression", False), (True, "regression", True),
+                                                      (False, "classification", False)])
+def test_skipping_a_rejected_proposals_run_leaves_the_chain_unchanged(monkeypatch, use_simplex, task, carry):
+    """After burn-in Eq. 18 is decided before the proposal's NUTS run, which is made only for an accepted jump.
+    Against the same chain with every run made (Algorithm 1 as written): identical traces and samples, the same
+    first run in every iteration, and the proposal's run missing exactly where a jump was rejected after burn-in."""
+    from tabular_trees.bayes import rjhmc
+
+    rng = np.random.default_rng(2)
+    X = rng.random((40, 2))
+    y = 2.0 * (X[:, 0] > 0.5) + 0.1 * rng.normal(size=40) if task == "regression" else (X[:, 1] > 0.4).astype(int)
+    post = TreePosterior(X, y, task, use_simplex=use_simplex)
+    sampler = RJHMCSettings(k_warmup=10, h_init=0.05, h_final=0.05, sampling_probs=(0.4, 0.4, 0.2), carry_mass=carry)
+    runs, steps = {}, {}
+    for skip in (True, False):
+        monkeypatch.setattr(rjhmc, "_SKIP_UNUSED_PROPOSAL_RUNS", skip)
+        steps[skip] = []
+        runs[skip] = rjhmc_chain(post, n_iter=14, n_burnin=4, seed=5, sampler=sampler, observer=steps[skip].append)
+    made, every = runs[True], runs[False]
+    for field in ("log_posterior", "n_leaves", "move", "accepted", "log_alpha", "sigmas"):
+        np.testing.assert_array_equal(getattr(made, field), getattr(every, field))
+    for a, b in zip(made.trees, every.trees):
+        np.testing.assert_array_equal(a.threshold, b.threshold)
+        np.testing.assert_array_equal(a.value, b.value)
+    rejected_after = [not (s.burn_in or s.accepted) for s in steps[True]]
+    assert sum(rejected_after) >= 2                     # the case this test is about happened
+    assert [len(s.nuts) for s in steps[True]] == [1 if r else 2 for r in rejected_after]
+    assert all(len(s.nuts) == 2 for s in steps[False])
+    for a, b in zip(steps[True], steps[False]):
+        assert [(n.n_leapfrog, n.step_size) for n in a.nuts] == [(n.n_leapfrog, n.step_size) for n in b.nuts[:len(a.nuts)]]

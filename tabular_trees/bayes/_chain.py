@@ -29,7 +29,7 @@ class ChainResult:
     leaf_probs : list of ndarray
         Classification: leaf class probabilities of each kept sample.
     n_leaves, log_posterior, move, accepted, log_alpha, divergences, divergences_warmup : ndarray of shape (n_iter,)
-        Per-iteration traces; ``move`` codes (named in ``_codes``: ``MOVE_NAMES[code]``) are
+        Per-iteration traces (divergences summed over the iteration's NUTS runs); ``move`` codes (named in ``_codes``: ``MOVE_NAMES[code]``) are
         0 grow, 1 prune, 2 stay (RJHMC) and 3 change, 4 swap (CGM); ``log_alpha`` is the log
         acceptance ratio of the iteration's proposal (NaN where none was evaluated).
     h : float
@@ -95,9 +95,10 @@ class ChainStep:
     log_alpha : float
         Log acceptance ratio (NaN where none was evaluated).
     nuts : tuple of NUTSStats
-        RJHMC: the statistics of the iteration's two NUTS runs (on the current tree, then on the
+        RJHMC: the statistics of the iteration's NUTS runs (on the current tree, then on the
         proposal), each with ``n_leapfrog``, ``step_size``, ``divergences``, ``seconds``, ...;
-        empty for CGM.
+        one run only after burn-in when the proposal was rejected (Eq. 18 does not use the
+        proposal's run, so it is skipped); empty for CGM.
     seconds : float
         Wall time of the iteration.
 

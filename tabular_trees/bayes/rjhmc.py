@@ -16,6 +16,10 @@ Each iteration:
    (Eq. 18, with the HMC targets as intermediate distributions π*) afterwards;
    otherwise stay at x.
 
+After burn-in the densities of x* and x cancel from Eq. 18, so the decision is made before step 4 and step 4
+runs only for an accepted proposal (a rejected one's draw would be discarded). Its seed is drawn either way,
+so the chain is the one that makes every run; a rejected iteration after burn-in costs one NUTS run, not two.
+
 All densities in the acceptance ratio are densities of the constrained parameters
 (τ, κ/Δ, μ, σ) under the tree-topology prior, so the proposal densities of the
 drawn parameters cancel the priors of the new coordinates exactly.
@@ -50,6 +54,10 @@ diagonal inverse mass matrix its last NUTS run adapted (θ's layout; None where 
 # weight, in draws, of the carried inverse mass when a warm-up window re-estimates it (carry_mass=True);
 # on posterior-sized CGM trees (benchmarks/profile_nuts_warmup.py) 10 needed the fewest leapfrog steps of 0, 10, 50, 200
 _CARRIED_MASS_WEIGHT = 10.0
+
+# After burn-in a rejected proposal's NUTS run is skipped (its draw would be discarded and Eq. 18 does not use it);
+# False makes every run, as Algorithm 1 is written: the tests check that both give the same chain.
+_SKIP_UNUSED_PROPOSAL_RUNS = True
 
 
 def _log_prior_new(posterior, feature, threshold, simplex, value):
@@ -212,14 +220,19 @@ def _check_init(posterior, init):
     return tree.copy(), sigma
 
 
-def _nuts_leg(posterior, tree, theta, settings, h, rng, inverse_mass=None, carry=False):
+def _leg_seed(rng):
+    """The seed of one NUTS run, drawn from the chain's generator (one draw per run, made or skipped)."""
+    return int(rng.integers(2**31 - 1))
+
+
+def _nuts_leg(posterior, tree, theta, settings, h, seed, inverse_mass=None, carry=False):
     """One NUTS run (warm-up + one draw) from ``(tree, theta)``; returns the new ``_State`` and the run's stats.
 
     ``inverse_mass`` (θ's layout) is where the warm-up's mass adaptation starts, carried from the chain's last run
     (``RJHMCSettings(carry_mass=True)``); None starts from the unit matrix with Stan's window rule. With ``carry``
     the new state holds the adapted inverse mass for the next run.
     """
-    res = run_tree_nuts(posterior, tree, theta, settings=settings, seed=int(rng.integers(2**31 - 1)),
+    res = run_tree_nuts(posterior, tree, theta, settings=settings, seed=seed,
                         inverse_mass=inverse_mass,
                         mass_prior_weight=0.0 if inverse_mass is None else _CARRIED_MASS_WEIGHT)
     new = tree.copy()
@@ -305,8 +318,9 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         so ``"reference"`` changes only where the proposal's NUTS run starts.
     observer : callable, optional
         Called after every iteration with a :class:`ChainStep` (the move, the tree sizes, the
-        acceptance, the statistics and wall time of the iteration's two NUTS runs, the
-        iteration's wall time): progress bars, traces, profiles.
+        acceptance, the statistics and wall time of the iteration's NUTS runs — two, or one
+        after burn-in when the proposal is rejected —, the iteration's wall time): progress
+        bars, traces, profiles.
     record_topologies : bool, default=False
         Also return ``visited``: per iteration, the (current, proposed) trees the two
         NUTS runs were applied to (used by the benchmark to time the reference design
@@ -330,7 +344,8 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         ``trees`` (kept SoftTree samples with constrained τ, κ/Δ, μ), ``sigmas``, ``leaf_probs``
         (classification), and per-iteration traces ``n_leaves``, ``log_posterior``, ``move``
         (0 grow, 1 prune, 2 stay), ``accepted``, ``log_alpha`` (the log acceptance ratio of the
-        iteration's proposal, Eq. 19 in burn-in and Eq. 18 after), ``divergences``.
+        iteration's proposal, Eq. 19 in burn-in and Eq. 18 after), ``divergences`` (summed over
+        the NUTS runs the iteration made).
 
     Examples
     --------
@@ -376,7 +391,8 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         # misplaced split, see RJHMCSettings); the first sampling leg starts cold and carries its adapted mass on
         carry = sampler.carry_mass and not burn
         # 1. HMC on the current tree: x -> x'
-        moved, stats1 = _nuts_leg(posterior, state.tree, state.theta, nuts, h, rng, state.inverse_mass, carry)
+        moved, stats1 = _nuts_leg(posterior, state.tree, state.theta, nuts, h, _leg_seed(rng), state.inverse_mass,
+                                  carry)
         # 2-4. topology move with prior draws: x' -> x''
         move = _MOVES[int(rng.choice(3, p=np.asarray(probs)))]
         tree2, log_q, move, node = _propose(posterior, moved.tree, move, probs, rng, sampler.prune_start)
@@ -387,16 +403,25 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         # 5. HMC on the proposal: x'' -> x*
         mass2 = None if moved.inverse_mass is None else \
             _carry_inverse_mass(posterior, moved.tree, tree2, move, node, moved.inverse_mass)
-        proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, rng, mass2, carry)
+        seed2 = _leg_seed(rng)
         if record_topologies:
             visited.append((state.tree.copy(), tree2.copy()))
         # 6. acceptance
-        lp_x, lp_x1, lp_x3 = state.log_posterior, moved.log_posterior, proposal.log_posterior
-        if burn:  # Eq. 19
-            log_alpha = lp_x3 - lp_x + log_q
-        else:  # Eq. 18 with π* = the HMC targets
-            log_alpha = (lp_x3 + lp_x2 + lp_x + log_q) - (lp_x + lp_x3 + lp_x1)
+        lp_x, lp_x1 = state.log_posterior, moved.log_posterior
+        if burn:  # Eq. 19 judges the proposal's NUTS draw x*
+            proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, seed2, mass2, carry)
+            log_alpha = proposal.log_posterior - lp_x + log_q
+        else:
+            # Eq. 18 with π* = the HMC targets: π(x*) and π(x) cancel, so the ratio is known before the proposal's
+            # NUTS run, and a rejected proposal's run (whose draw would be discarded) is not made. Its seed was
+            # drawn all the same, so the chain is the one that makes every run.
+            log_alpha = lp_x2 + log_q - lp_x1
         accept = bool(np.isfinite(log_alpha) and math.log(rng.random()) < min(0.0, log_alpha))
+        if not burn:
+            if accept or not _SKIP_UNUSED_PROPOSAL_RUNS:
+                proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, seed2, mass2, carry)
+            else:
+                stats2 = None
         current_leaves = state.tree.n_leaves
         if accept:
             state = proposal
@@ -407,8 +432,9 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         tr_move[it] = MOVE_CODE[move]
         tr_acc[it] = accept
         tr_la[it] = log_alpha
-        tr_div[it] = stats1.divergences + stats2.divergences
-        tr_div_w[it] = stats1.divergences_warmup + stats2.divergences_warmup
+        runs = (stats1,) if stats2 is None else (stats1, stats2)
+        tr_div[it] = sum(r.divergences for r in runs)
+        tr_div_w[it] = sum(r.divergences_warmup for r in runs)
         if not burn:
             trees.append(state.tree)
             sigmas.append(state.sigma)
@@ -417,7 +443,7 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         if observer is not None:
             observer(ChainStep(iteration=it, burn_in=burn, move=move, current_leaves=current_leaves,
                                proposed_leaves=tree2.n_leaves, accepted=accept, log_alpha=float(log_alpha),
-                               nuts=(stats1, stats2), seconds=time.perf_counter() - t_start))
+                               nuts=runs, seconds=time.perf_counter() - t_start))
     return ChainResult(trees=trees, sigmas=np.array([s if s is not None else np.nan for s in sigmas]),
                        leaf_probs=leaf_probs, n_leaves=tr_leaves, log_posterior=tr_lp, move=tr_move, accepted=tr_acc,
                        log_alpha=tr_la, divergences=tr_div, divergences_warmup=tr_div_w, h=h, visited=visited)

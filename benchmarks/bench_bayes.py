@@ -2,7 +2,8 @@
 
 Reference design (Cochrane et al.'s implementation): for every tree topology a new
 NumPyro model is built and its NUTS kernel compiled, then k = 500 warm-up steps + 1
-draw are run — twice per reversible-jump iteration (current tree and proposal); for
+draw are run — twice per reversible-jump iteration (current tree and proposal; our sampler skips the proposal's
+run when Eq. 18 has rejected the jump, the reference runs it); for
 HMC-DF the split indices are updated by ``DiscreteHMCGibbs(random_walk=True)`` around
 the NUTS kernel, as the authors' code does. We time that for exactly the (current,
 proposed) trees that our own chain visits in the timed iterations, at identical

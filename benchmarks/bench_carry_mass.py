@@ -5,8 +5,8 @@ Whole RJHMC-Tree chains on the CGM data at the paper's settings (k = 500, Table 
 seeds. The option carries the mass after burn-in only, so the two chains of a seed share their burn-in bit for bit
 and only the iterations after it are compared. The two chains can then visit different trees, and a NUTS run's cost
 grows steeply with the tree, so the comparison is made per tree size: the mean leapfrog steps per NUTS transition
-of the runs on trees with L leaves (both NUTS runs of every sampling iteration, on the current tree and on the
-proposal), and the wall time per sampling iteration.
+of the runs on trees with L leaves (the NUTS runs of every sampling iteration, on the current tree and on the
+proposal; a rejected proposal's run is skipped), and the wall time per sampling iteration.
 
 Usage: python benchmarks/bench_carry_mass.py [--iterations 40] [--seeds 0,1,2,3] [--no-write]
 (about 4 minutes on one core). Writes benchmarks/results/carry_mass.md.

@@ -8,9 +8,9 @@ Protocols (``--protocol``):
   rates of 53–59 % fit 1000 iterations with 200 burn-in, since stays after burn-in are always
   accepted); CGM (random-walk MH) for 5000 iterations keeping the last 500 on the CGM data and
   1000 keeping the last 500 on the real data, the chain lengths the authors' results script
-  reads. About three and a half CPU-hours for Table 1 with the current code (``table1_cost.py``
-  measures it: an HMC chain takes 6–18 min on one quiet core, the longer ones those that settle on
-  larger trees, and more when the other core is busy; 2.0 with ``--carry-mass``, measured whole) and several for Table 2:
+  reads. About two and a half CPU-hours for Table 1 with the current code (``table1_cost.py``
+  estimates it from chains 0–1, 6 and 9 min per HMC-DF and HMC-DFI chain; chains that settle on larger
+  trees take longer; 1.8 with ``--carry-mass``, measured whole) and several for Table 2:
   run it in batches (``--chains``, ``--methods``, ``--datasets``) and join them with ``--merge``.
 * ``long``   — the paper's chains with k = 100 NUTS warm-up steps per half-move instead of 500:
   about 1 CPU-hour for Table 1 (32 min on 2 cores).

@@ -145,8 +145,9 @@ class RJHMCSettings:
         and 3 of the 20 HMC chains of Table 1 in a tree that misses a split, every one of them without its
         split when burn-in ended; the plain sampler's recorded run, none. Table 1 with the option as it is now,
         run whole (recorded run ``rjhmc_paper_carry_mass_after_burnin``): 2.0 CPU-hours, all 20 HMC chains at
-        the noise floor, with their default twins' tree sizes in every iteration but one. Off by default, so
-        that chains are the paper's sampler's.
+        the noise floor, with their default twins' tree sizes in every iteration but one; 1.8 CPU-hours for the
+        same chains since a rejected proposal's NUTS run is skipped (``rjhmc_paper_carry_mass_skip``). Off by
+        default, so that chains are the paper's sampler's.
 
     Examples
     --------

@@ -271,7 +271,6 @@ def against(rev, n_iter, seeds):
                 row = dict(method=method, side=label, **{key: float(np.mean([r[key] for r in runs]))
                                                          for key in runs[0]})
                 rows.append(row)
-                row.setdefault("nuts_runs_per_iteration", 2.0)  # helpers before the skip did not report it
                 print(f"[against {method}] {label}: {row['cpu_s_per_iteration']:.3f} CPU s / iteration, "
                       f"{row['leapfrog_per_transition']:.0f} leapfrog / transition, leaves {row['mean_leaves']:.2f}, "
                       f"{row['nuts_runs_per_iteration']:.2f} NUTS runs / iteration", flush=True)

@@ -243,6 +243,14 @@ def _nuts_leg(posterior, tree, theta, settings, h, seed, inverse_mass=None, carr
     return _State(new, theta, sigma, posterior.log_posterior(new, theta, h, on_overflow="return"), carried), res.stats
 
 
+def _proposal_leg(posterior, moved, tree2, theta2, move, node, settings, h, seed, carry):
+    """Step 5, the NUTS run on the proposal x'' -> x*, its warm-up starting from ``moved``'s carried mass mapped onto
+    the proposed tree (``carry_mass``); returns the new ``_State`` and the run's stats."""
+    mass2 = None if moved.inverse_mass is None else \
+        _carry_inverse_mass(posterior, moved.tree, tree2, move, node, moved.inverse_mass)
+    return _nuts_leg(posterior, tree2, theta2, settings, h, seed, mass2, carry)
+
+
 def _node_masses(posterior, tree, inverse_mass):
     """A θ-layout inverse mass as per-node arrays ``(threshold, simplex, value, sigma)`` (nodes of ``tree``)."""
     inner, leaves = tree.internal_nodes(), tree.leaves()
@@ -400,28 +408,22 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
             tree2 = _leaf_values_given_splits(posterior, tree2, moved.sigma, h, rng)
         theta2 = posterior.pack(tree2, moved.sigma)
         lp_x2 = posterior.log_posterior(tree2, theta2, h, on_overflow="return")
-        # 5. HMC on the proposal: x'' -> x*
-        mass2 = None if moved.inverse_mass is None else \
-            _carry_inverse_mass(posterior, moved.tree, tree2, move, node, moved.inverse_mass)
-        seed2 = _leg_seed(rng)
+        seed2 = _leg_seed(rng)  # the proposal's run's seed, drawn whether or not the run is made
         if record_topologies:
             visited.append((state.tree.copy(), tree2.copy()))
-        # 6. acceptance
+        # 5-6. HMC on the proposal (x'' -> x*) and acceptance
         lp_x, lp_x1 = state.log_posterior, moved.log_posterior
+        stats2 = None
         if burn:  # Eq. 19 judges the proposal's NUTS draw x*
-            proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, seed2, mass2, carry)
+            proposal, stats2 = _proposal_leg(posterior, moved, tree2, theta2, move, node, nuts, h, seed2, carry)
             log_alpha = proposal.log_posterior - lp_x + log_q
         else:
             # Eq. 18 with π* = the HMC targets: π(x*) and π(x) cancel, so the ratio is known before the proposal's
-            # NUTS run, and a rejected proposal's run (whose draw would be discarded) is not made. Its seed was
-            # drawn all the same, so the chain is the one that makes every run.
+            # NUTS run, and a rejected proposal's run (whose draw would be discarded) is not made
             log_alpha = lp_x2 + log_q - lp_x1
         accept = bool(np.isfinite(log_alpha) and math.log(rng.random()) < min(0.0, log_alpha))
-        if not burn:
-            if accept or not _SKIP_UNUSED_PROPOSAL_RUNS:
-                proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, seed2, mass2, carry)
-            else:
-                stats2 = None
+        if not burn and (accept or not _SKIP_UNUSED_PROPOSAL_RUNS):
+            proposal, stats2 = _proposal_leg(posterior, moved, tree2, theta2, move, node, nuts, h, seed2, carry)
         current_leaves = state.tree.n_leaves
         if accept:
             state = proposal

@@ -8,12 +8,11 @@ Protocols (``--protocol``):
   rates of 53–59 % fit 1000 iterations with 200 burn-in, since stays after burn-in are always
   accepted); CGM (random-walk MH) for 5000 iterations keeping the last 500 on the CGM data and
   1000 keeping the last 500 on the real data, the chain lengths the authors' results script
-  reads. About two and a half CPU-hours for Table 1 with the current code (``table1_cost.py``
-  estimates it from chains 0–1, 6 and 9 min per HMC-DF and HMC-DFI chain; chains that settle on larger
-  trees take longer; 1.8 with ``--carry-mass``, measured whole) and several for Table 2:
-  run it in batches (``--chains``, ``--methods``, ``--datasets``) and join them with ``--merge``.
+  reads. Table 1 takes 1.8 CPU-hours, with or without ``--carry-mass`` (measured whole:
+  ``benchmarks/results/table1_cost.md``; chains that settle on larger trees take longer), and Table 2
+  several: run it in batches (``--chains``, ``--methods``, ``--datasets``) and join them with ``--merge``.
 * ``long``   — the paper's chains with k = 100 NUTS warm-up steps per half-move instead of 500:
-  about 1 CPU-hour for Table 1 (32 min on 2 cores).
+  about half a CPU-hour for Table 1, 16 min on 2 cores (``benchmarks/results/rjhmc_long_rerun.md``).
 * ``medium`` — 4 chains, 200 iterations (100 burn-in), k = 100; CGM with 2000 iterations
   (1000 burn-in). About 15–25 minutes on 2 cores.
 * ``--quick`` — a smoke run (2 chains, 16 iterations, k = 20; CGM 200 iterations, a 2-dataset subset).

@@ -16,7 +16,13 @@ matrix E[∇ log p ∇ log pᵀ] (from 500 draws of a long NUTS run) whitened by
 diagonal vs the full posterior covariance (the step size NUTS can take scales as
 its inverse square root).
 
-Usage: python benchmarks/profile_bayes.py [--n-iter 20] [--datasets collinear,bcw,cgm] [--evidence]
+Cost against the number of rows (``--rows``, CGM data, six posterior-sized trees per method): the time
+per leapfrog step at h = 0.001 with the data's 100 unique rows and with random subsets of them (the same
+trees), and how many rows lie in some split's band (|z| ≤ 40, where the logistic is not saturated).
+The part of a step's cost that does not fall with the rows (work per node and per step) bounds
+what a kernel that skips the saturated rows could save.
+
+Usage: python benchmarks/profile_bayes.py [--n-iter 20] [--datasets collinear,bcw,cgm] [--evidence] [--rows]
 Writes benchmarks/results/bayes_profile.md (and --json FILE with every NUTS run).
 """
 
@@ -24,12 +30,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import time
 from pathlib import Path
 
 import numpy as np
-from bench_bayes import make_collinear
-from harness import RESULTS, minmax_scale
+from bench_bayes import DATA, make_collinear
+from harness import RESULTS, machine_summary, minmax_scale
 
 from tabular_trees.bayes import NUTSSettings, RJHMCSettings, TreePosterior, TreePrior, rjhmc_chain, run_tree_nuts
 from tabular_trees.datasets import load_breast_cancer_original, make_cgm
@@ -90,10 +97,60 @@ def profile(name, X, y, task, method, n_iter, k, h0, h1, seed=0):
     return res, calls, post
 
 
-def _posterior_sized_tree(post, h0, h1):
-    out = rjhmc_chain(post, n_iter=20, n_burnin=10, seed=0,
+def _chain_end(post, h0, h1, seed=0):
+    """The last state of a 20-iteration k = 100 chain: a posterior-sized tree (and its σ, for regression)."""
+    out = rjhmc_chain(post, n_iter=20, n_burnin=10, seed=seed,
                       sampler=RJHMCSettings(k_warmup=100, h_init=h0, h_final=h1))
-    return out.trees[-1]
+    return out.trees[-1], (float(out.sigmas[-1]) if post.task == "regression" else None)
+
+
+def _posterior_sized_tree(post, h0, h1):
+    return _chain_end(post, h0, h1)[0]
+
+
+ROW_COUNTS = (100, 50, 35, 20, 10)  # unique rows kept (the CGM data has 100)
+BAND_Z = 40.0  # beyond |z| = 40 a split's logistic is exactly 0 or 1 in double precision
+
+
+def _band_rows(tree, Xs, h):
+    """Rows of ``Xs`` within the band |x·Δ − τ| ≤ 40 h of at least one of the tree's splits."""
+    near = np.zeros(Xs.shape[0], dtype=bool)
+    for n in tree.internal_nodes():
+        proj = Xs @ tree.simplex[n] if tree.use_simplex else Xs[:, tree.feature[n]]
+        near |= np.abs(proj - tree.threshold[n]) <= BAND_Z * h
+    return int(near.sum())
+
+
+def rows_cost(n_trees=6, h=0.001, n_warmup=200, n_samples=50):
+    """µs per leapfrog step on the CGM data against the number of unique rows (the same trees, random row
+    subsets), for both methods; best of two timings of the same NUTS run (seed 0)."""
+    task, alpha, beta, h_start = DATA["cgm"]
+    X, y, _, _ = make_cgm(random_state=0)
+    Xs = minmax_scale(X)
+    uniq, inverse = np.unique(Xs, axis=0, return_inverse=True)
+    order = np.random.default_rng(0).permutation(len(uniq))
+    settings = NUTSSettings(n_warmup=n_warmup, h_init=h)
+    out = []
+    for method in ("hmc-df", "hmc-dfi"):
+        simplex = method == "hmc-dfi"
+        prior = TreePrior(alpha=alpha, beta=beta)
+        post = TreePosterior(Xs, y, task, use_simplex=simplex, prior=prior)
+        ends = [_chain_end(post, h_start[method][0], h, seed=seed) for seed in range(1, n_trees + 1)]
+        trees = [tree for tree, _ in ends]
+        bands = [_band_rows(t, uniq, h) for t in trees]
+        for n_rows in ROW_COUNTS:
+            keep = np.isin(inverse.ravel(), order[:n_rows])
+            sub = TreePosterior(Xs[keep], y[keep], task, use_simplex=simplex, prior=prior)
+            secs, steps = 0.0, 0
+            for tree, sigma in ends:
+                runs = [run_tree_nuts(sub, tree, sub.pack(tree, sigma), settings=settings, n_samples=n_samples, seed=0)
+                        for _ in range(2)]
+                secs += min(r.stats.seconds for r in runs)
+                steps += runs[0].stats.n_leapfrog
+            out.append(dict(method=method, n_rows=n_rows, us_per_step=1e6 * secs / steps,
+                            leaves=[int(t.n_leaves) for t in trees], band_rows=bands))
+            print(out[-1], flush=True)
+    return out
 
 
 def evidence(h0=0.05):
@@ -160,8 +217,20 @@ def frozen_delta(X, y, h0):
     return out
 
 
-def write_markdown(rows, ev, path):
-    L = ["# Where an RJHMC-Tree iteration spends its time (`python benchmarks/profile_bayes.py --evidence`)", "",
+def _code_label():
+    try:
+        return subprocess.run(["git", "describe", "--always", "--dirty"], cwd=Path(__file__).parent,
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+
+
+def write_markdown(rows, ev, by_rows, path):
+    flags = " --evidence" if ev is not None else ""
+    flags += " --rows" if by_rows is not None else ""
+    L = [f"# Where an RJHMC-Tree iteration spends its time (`python benchmarks/profile_bayes.py{flags}`)", "",
+         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {machine_summary()}, code "
+         f"{_code_label()}.", "",
          "k = 100 NUTS warm-up steps + 1 draw per half-move, h 0.05 → 0.001 (Eq. 20 ramp), α = 0.95, β = 1, "
          "one chain from a stump, one core; CGM regression, the other two classification.", "",
          "| data | method | s / iteration | share in NUTS | leapfrog steps per transition (mean) | "
@@ -192,7 +261,41 @@ def write_markdown(rows, ev, path):
               "Leapfrog steps per transition (200 warm-up + 50 draws, mean of 2 seeds):", "",
               "| h | leaves | Δ free (HMC-DFI) | Δ frozen |", "|---|---|---|---|"]
         L += [f"| {r['h']} | {r['leaves']} | {r['free']:.0f} | {r['frozen']:.0f} |" for r in frozen]
+    if by_rows is not None:
+        L += _rows_markdown(by_rows)
     Path(path).write_text("\n".join(L) + "\n")
+
+
+def _rows_markdown(by_rows):
+    L = ["", "## Cost against the number of rows (CGM data, h = 0.001)", "",
+         "Six posterior-sized trees per method (the last tree of a 20-iteration k = 100 chain, seeds 1–6, α = 0.45, "
+         "β = 2.5); on each, NUTS with 200 warm-up steps + 50 draws at h = 0.001, on the data's 100 unique rows and "
+         "on random subsets of them (the same subsets for both methods). µs per leapfrog step (one gradient plus "
+         "NUTS's own vector work; for HMC-DF also the split-index updates between transitions), all six trees "
+         "together, and in brackets as a share of the cost with all 100 rows:", "",
+         "| method | " + " | ".join(f"{n} rows" for n in ROW_COUNTS) + " |", "|---|" + "---|" * len(ROW_COUNTS)]
+    for method in ("hmc-df", "hmc-dfi"):
+        rs = [r for r in by_rows if r["method"] == method]
+        full = rs[0]["us_per_step"]
+        L.append(f"| {method} | " + " | ".join(f"{r['us_per_step']:.2f} ({100 * r['us_per_step'] / full:.0f} %)"
+                                               for r in rs) + " |")
+    L += ["", "Rows of the 100 within 40 h of at least one split (where the split's logistic is not saturated), per "
+          "tree: " + "; ".join(f"{m}: {', '.join(str(b) for b in next(r for r in by_rows if r['method'] == m)['band_rows'])}"
+                               for m in ("hmc-df", "hmc-dfi")) + ".", "",
+          f"Most of a step's cost does not scale with the rows: {_fixed_share(by_rows)}"]
+    return L
+
+
+def _fixed_share(by_rows):
+    """The sentence bounding what a kernel that visited only the rows near a split could save: the cost with 20
+    and 35 of the 100 rows as a share of the cost with all of them."""
+    full = {r["method"]: r["us_per_step"] for r in by_rows if r["n_rows"] == 100}
+    share = [r["us_per_step"] / full[r["method"]] for r in by_rows if r["n_rows"] in (20, 35)]
+    lo, hi = min(share), max(share)
+    return (f"with 20–35 of the 100 rows (about as many as lie in the bands above) a step costs {100 * lo:.0f}–"
+            f"{100 * hi:.0f} % of its cost with all of them. A kernel that visited only the rows near a split would "
+            f"still pay roughly that, so it could make a step at most about {1 / hi:.1f}–{1 / lo:.1f}× cheaper, before "
+            "the cost of tracking which rows are near a split.")
 
 
 def main():
@@ -205,6 +308,7 @@ def main():
     ap.add_argument("--methods", default="hmc-df,hmc-dfi")
     ap.add_argument("--json", default=None)
     ap.add_argument("--evidence", action="store_true")
+    ap.add_argument("--rows", action="store_true", help="also the cost per step against the number of rows (CGM)")
     ap.add_argument("--out", default=str(RESULTS / "bayes_profile.md"))
     a = ap.parse_args()
     rows = []
@@ -214,7 +318,8 @@ def main():
             rows.append(dict(summary=res, calls=calls))
             print(json.dumps({k: (round(v, 5) if isinstance(v, float) else v) for k, v in res.items()}), flush=True)
     ev = evidence() if a.evidence else None
-    write_markdown(rows, ev, a.out)
+    by_rows = rows_cost() if a.rows else None
+    write_markdown(rows, ev, by_rows, a.out)
     if a.json:
         with open(a.json, "w") as fh:
             json.dump(rows, fh)

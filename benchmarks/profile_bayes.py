@@ -104,10 +104,6 @@ def _chain_end(post, h0, h1, seed=0):
     return out.trees[-1], (float(out.sigmas[-1]) if post.task == "regression" else None)
 
 
-def _posterior_sized_tree(post, h0, h1):
-    return _chain_end(post, h0, h1)[0]
-
-
 ROW_COUNTS = (100, 50, 35, 20, 10)  # unique rows kept (the CGM data has 100)
 BAND_Z = 40.0  # beyond |z| = 40 a split's logistic is exactly 0 or 1 in double precision
 
@@ -163,7 +159,7 @@ def evidence(h0=0.05):
         Xs = minmax_scale(XX)
         for method in ("hmc-df", "hmc-dfi"):
             post = TreePosterior(Xs, y, "classification", use_simplex=method == "hmc-dfi", prior=PRIOR)
-            tree = _posterior_sized_tree(post, h0, 0.001)
+            tree, _ = _chain_end(post, h0, 0.001)
             theta = post.pack(tree, None)
             steps = {}
             for h in (0.05, 0.01, 0.001):
@@ -196,7 +192,7 @@ def frozen_delta(X, y, h0):
     its fixed projection x·Δ (an HMC-DF posterior whose features are those projections)."""
     Xs = minmax_scale(X)
     post = TreePosterior(Xs, y, "classification", use_simplex=True, prior=PRIOR)
-    tree = _posterior_sized_tree(post, h0, 0.001)
+    tree, _ = _chain_end(post, h0, 0.001)
     inner = np.where(tree.left >= 0)[0]
     P = np.column_stack([Xs @ tree.simplex[n] for n in inner])
     post_p = TreePosterior(P, y, "classification", use_simplex=False, prior=PRIOR)

@@ -464,3 +464,102 @@ PAGE_RULES = {"figures": (_figure_problems, NOTEBOOKS), "first_screen": (_first_
 def test_page_follows_rule(rule, path):
     problems = PAGE_RULES[rule][0](path.name, _cells(path))
     assert not problems, "\n".join(problems)
+
+
+# --- Answers out of sight, unique ids, math that Markdown does not break (tools/book_ext.py, tools/math_traps.py)
+
+from docutils import nodes  # noqa: E402
+from sphinx_exercise.nodes import solution_node  # noqa: E402
+
+import math_traps  # noqa: E402
+
+
+def _cell(source, *tags, output="out"):
+    cell = nodes.container(nb_element="cell_code", classes=["cell", *(f"tag_{t}" for t in tags)])
+    if "hide-input" in tags:
+        cell["hide_mode"] = "input"
+    cell += nodes.container("", nodes.literal_block(source, source), nb_element="cell_code_source")
+    if output is not None:
+        cell += nodes.container("", nodes.literal_block(output, output), nb_element="cell_code_output")
+    return cell
+
+
+def _exercise_page():
+    section = nodes.section(ids=["exercises"])
+    solution = solution_node(ids=["ch6-sol-1"])
+    solution += nodes.title("", "Solution")
+    solution += nodes.section("", nodes.paragraph("", "The prevalence."), ids=["solution-content"])
+    section += [
+        nodes.paragraph("", "Exercise 6.1"),
+        solution,
+        _cell("answer_6_1 = 0.136\nprint(answer_6_1)", "solution", "hide-input", output="0.136"),
+        _cell('check("6.1", answer_6_1)', output="✓ Exercise 6.1: right."),
+        _cell("# Hidden checks of the text.\nassert True", output=None),
+        nodes.paragraph("", "Exercise 6.2"),
+        _cell('check("6.2", answer_6_2)', output="✓ Exercise 6.2: right."),  # follows no solution box
+    ]
+    doc = nodes.document(None, None)
+    doc += section
+    return doc, solution
+
+
+def _outputs(node):
+    return [n.astext() for n in node.findall(nodes.container) if n.get("nb_element") == "cell_code_output"]
+
+
+def test_with_solutions_the_answer_and_its_verdict_sit_inside_the_collapsed_solution():
+    doc, solution = _exercise_page()
+    book_ext.place_answers(doc, hide_solutions=False)
+    inside = solution.children[-1]
+    assert _outputs(inside) == ["0.136", "✓ Exercise 6.1: right."]
+    moved = [c for c in inside.children if book_ext._is_code_cell(c)]
+    assert all("hide_mode" not in c and "tag_hide-input" not in c["classes"] for c in moved)  # the box is the toggle
+    top = [c for c in doc.children[0].children if book_ext._is_code_cell(c)]
+    assert [book_ext.cell_source(c) for c in top] == ['check("6.2", answer_6_2)'] and _outputs(top[0]) == []
+    assert "Hidden checks" not in doc.astext()
+
+
+def test_without_solutions_no_answer_no_verdict_and_no_hidden_check_is_left():
+    doc, _ = _exercise_page()
+    book_ext.place_answers(doc, hide_solutions=True)
+    text = doc.astext()
+    assert "0.136" not in text and "right" not in text and "Hidden checks" not in text
+    assert 'check("6.1", answer_6_1)' in text  # the reader's own check stays
+
+
+def test_verdict_and_hidden_check_cells_are_recognised():
+    assert book_ext.is_verdict_cell('check("6.1", answer_6_1)')
+    assert book_ext.is_verdict_cell("  check('10.2', answer_10_2)\n")
+    assert not book_ext.is_verdict_cell('assert check("6.1", answer_6_1).verdict == "right"')
+    assert book_ext.is_hidden_check_cell("# Hidden checks: the root split moves\nassert 1")
+    assert not book_ext.is_hidden_check_cell("x = 1  # hidden checks follow")
+
+
+def test_box_bodies_get_ids_of_their_own():
+    doc, _ = _exercise_page()
+    section = doc.children[0]
+    for k in range(2):
+        box = solution_node(ids=[f"ch6-sol-{k + 2}"])
+        box += nodes.section(ids=["solution-content"])
+        section += box
+    section += nodes.paragraph(ids=["proof"])
+    section += nodes.paragraph(ids=["proof"])
+    book_ext.unique_ids(doc)
+    ids = [i for n in doc.findall(nodes.Element) for i in n.get("ids", [])]
+    assert len(ids) == len(set(ids))
+    assert {"ch6-sol-2-content", "ch6-sol-3-content", "proof", "proof-2"} <= set(ids)
+    assert all("solution-content" in n["classes"] for n in doc.findall(nodes.section) if "-content" in n["ids"][0])
+
+
+def test_math_trap_scanner_finds_formulas_that_markdown_breaks():
+    assert math_traps.traps_in_markdown("gives $a\n+ b$ and more\n")  # a list item inside inline math
+    assert math_traps.traps_in_markdown("text\n$$\na\n- b\n$$\n")  # $$ right after text is inline
+    assert math_traps.traps_in_markdown("```{prf:proof}\n:label: p\nso $a\n1. b$\n```\n")  # inside a directive
+    assert not math_traps.traps_in_markdown("text\n\n$$\na\n+ b\n$$\n")  # a display block keeps its lines
+    assert not math_traps.traps_in_markdown("cost \\$5, `$x` and $a +\nb$\n")
+
+
+@pytest.mark.parametrize("path", math_traps.book_sources(), ids=lambda p: p.name)
+def test_no_markdown_breaks_a_formula(path):
+    traps = math_traps.traps_in_file(path)
+    assert not traps, "formulas cut by Markdown (see tools/math_traps.py for the fix):\n" + "\n".join(map(str, traps))

@@ -8,12 +8,17 @@ Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools
    ``_images/`` (the figures the executed chapter produced; theme icons are not counted) and fails the build
    with an ``ExtensionError`` naming the page, the count and the minimum when a page has fewer. A kernel
    that silently renders nothing (``MPLBACKEND=Agg`` with ``plt.show()``) therefore breaks the build.
-2. **Solutions an instructor can withhold.** sphinx-exercise drops ``{solution}`` blocks when
-   ``hide_solutions`` is true. Code that belongs to a solution lives in code cells tagged ``solution``
-   (right after the ``{solution}`` block); with ``hide_solutions`` true this extension removes those cells
-   too. The environment variable ``TABULAR_TREES_HIDE_SOLUTIONS=1`` switches ``hide_solutions`` on without
-   editing ``_config.yml``. No later cell may use a name defined in a ``solution`` cell
-   (``tests/test_book_structure.py`` checks that).
+2. **Solutions an instructor can withhold, and no answer in sight.** sphinx-exercise drops ``{solution}`` blocks
+   when ``hide_solutions`` is true. Code that belongs to a solution lives in code cells tagged ``solution``
+   (right after the ``{solution}`` block); the environment variable ``TABULAR_TREES_HIDE_SOLUTIONS=1`` switches
+   ``hide_solutions`` on without editing ``_config.yml``. ``place_answers`` then, in every build (HTML and PDF):
+   with solutions shown, moves each ``solution`` cell and the verdict cell after it (``check("6.1", answer_6_1)``)
+   into the collapsed solution box, so that neither the answer nor its verdict shows without a click; with
+   solutions withheld, removes the ``solution`` cells and keeps the verdict cells' code (the reader's own check)
+   without their output; and removes any hidden-check cell (``# Hidden checks ...``) that lacks its
+   ``remove-cell`` tag. No later cell may use a name defined in a ``solution`` cell
+   (``tests/test_book_structure.py`` checks that). ``unique_ids`` gives the bodies of exercise, solution and
+   proof boxes ids of their own (sphinx-exercise and sphinx-proof repeat one id per box).
 3. **One copy of plotly.js per site.** During an HTML build the extension sets the environment variable
    ``TABULAR_TREES_PLOTLY_JS=site`` (the executing kernels inherit it), and the chapters then write their
    demos with ``include_plotlyjs=False``; outside the book (Jupyter, Colab, nbval) they inline it. The
@@ -52,6 +57,9 @@ _IMG_RE = re.compile(r"<img\b[^>]*\bsrc=\"(?:\.\./)*_images/[^\"]+\"", re.IGNORE
 
 
 # plotly's ``to_html(include_plotlyjs=True)`` inlines the library as ``<script>/**\n* plotly.js vX.Y.Z ...</script>``.
+_VERDICT_RE = re.compile(r"""^check\(\s*["']\d+\.\d+["']\s*,[^\n]*\)\s*;?$""")
+_HIDDEN_CHECK_RE = re.compile(r"#\s*hidden checks?\b", re.I)
+_SHARED_BODY_IDS = {"exercise-content", "solution-content", "proof-content"}
 _INLINE_PLOTLY_RE = re.compile(r"<script[^>]*>\s*/\*\*\s*\*\s*plotly\.js v.*?</script>", re.S)
 
 
@@ -79,13 +87,116 @@ def _hide_solutions_from_env(app, config) -> None:
         config.hide_solutions = True
 
 
-def _remove_solution_cells(app, doctree) -> None:
-    """Drop code cells tagged ``solution`` when solutions are hidden."""
-    if not getattr(app.config, "hide_solutions", False):
-        return
-    for node in list(doctree.findall(nodes.container)):
-        if SOLUTION_TAG_CLASS in node.get("classes", []) and node.parent is not None:
-            node.parent.remove(node)
+def _is_code_cell(node) -> bool:
+    return isinstance(node, nodes.container) and node.get("nb_element") == "cell_code"
+
+
+def cell_source(cell) -> str:
+    """The source code of a MyST-NB code cell container ("" when the cell's input is removed)."""
+    for child in cell.children:
+        if isinstance(child, nodes.container) and child.get("nb_element") == "cell_code_source":
+            return child.astext()
+    return ""
+
+
+def is_verdict_cell(source: str) -> bool:
+    """A cell that checks an exercise's answer: ``check("6.1", answer_6_1)`` (its output is the verdict)."""
+    return bool(_VERDICT_RE.match(source.strip()))
+
+
+def is_hidden_check_cell(source: str) -> bool:
+    """A cell of hidden checks of the text (``# Hidden checks ...``); it belongs in no page, tagged or not."""
+    return bool(_HIDDEN_CHECK_RE.match(source.lstrip()))
+
+
+def _is_solution(node) -> bool:
+    return type(node).__name__ in {"solution_node", "solution_start_node"}
+
+
+def _previous_sibling(node):
+    parent = node.parent
+    if parent is None:
+        return None
+    index = parent.index(node)
+    return parent[index - 1] if index > 0 else None
+
+
+def _into_solution(solution, cell) -> None:
+    """Move ``cell`` to the end of the collapsed ``solution`` box, its source shown (the box is the toggle)."""
+    cell.parent.remove(cell)
+    cell.attributes.pop("hide_mode", None)
+    cell["classes"] = [c for c in cell["classes"] if c not in {"tag_hide-input", "tag_hide-output", "tag_hide-cell"}]
+    body = solution.children[-1] if solution.children and isinstance(solution.children[-1], nodes.section) else solution
+    body.append(cell)
+
+
+def _drop_outputs(cell) -> None:
+    for child in list(cell.children):
+        if isinstance(child, nodes.container) and child.get("nb_element") == "cell_code_output":
+            cell.remove(child)
+
+
+def place_answers(doctree, hide_solutions: bool) -> None:
+    """Keep every answer out of sight (see item 2 of the module docstring). In document order:
+
+    - a hidden-check cell is removed (in every build);
+    - with solutions shown, a ``solution`` cell, and a verdict cell right after it, move into the collapsed
+      ``{solution}`` box just before them, so that their code and output show only when the box is opened;
+    - with solutions withheld, ``solution`` cells are removed and a verdict cell keeps its code (the reader's
+      own check) but not its output (the verdict on the book's answer);
+    - a verdict cell that follows no solution box keeps its code and loses its output in every build.
+    """
+    for cell in [node for node in doctree.findall(_is_code_cell)]:
+        if cell.parent is None:
+            continue
+        source = cell_source(cell)
+        if is_hidden_check_cell(source):
+            cell.parent.remove(cell)
+        elif SOLUTION_TAG_CLASS in cell.get("classes", []):
+            previous = _previous_sibling(cell)
+            if hide_solutions:
+                cell.parent.remove(cell)
+            elif previous is not None and _is_solution(previous):
+                _into_solution(previous, cell)
+        elif is_verdict_cell(source):
+            previous = _previous_sibling(cell)
+            if not hide_solutions and previous is not None and _is_solution(previous):
+                _into_solution(previous, cell)
+            else:
+                _drop_outputs(cell)
+
+
+def _place_answers(app, doctree) -> None:
+    place_answers(doctree, bool(getattr(app.config, "hide_solutions", False)))
+
+
+def unique_ids(doctree) -> None:
+    """sphinx-exercise and sphinx-proof give the body of every box the same id (``exercise-content``,
+    ``solution-content``, ``proof-content``); name it after its box (``<label>-content``, the old id kept as a
+    class) and number any other repeated id of the page."""
+    seen: set[str] = set()
+    for node in doctree.findall(nodes.Element):
+        ids = node.get("ids", [])
+        if not ids:
+            continue
+        renamed = []
+        for ident in ids:
+            if ident in _SHARED_BODY_IDS:
+                parent_ids = node.parent.get("ids", []) if node.parent is not None else []
+                if ident not in node["classes"]:
+                    node["classes"].append(ident)
+                if parent_ids:
+                    ident = f"{parent_ids[0]}-content"
+            base, n = ident, 2
+            while ident in seen:
+                ident, n = f"{base}-{n}", n + 1
+            seen.add(ident)
+            renamed.append(ident)
+        node["ids"] = renamed
+
+
+def _unique_ids(app, doctree) -> None:
+    unique_ids(doctree)
 
 
 def _builder_inited(app) -> None:
@@ -202,7 +313,8 @@ def setup(app):
     app.connect("config-inited", _plain_latex_class, priority=900)
     app.add_config_value("figure_minimums", {}, "html")
     app.connect("config-inited", _hide_solutions_from_env)
-    app.connect("doctree-read", _remove_solution_cells)
+    app.connect("doctree-read", _place_answers)
+    app.connect("doctree-read", _unique_ids, priority=900)
     app.connect("builder-inited", _builder_inited)
     app.connect("config-inited", _paper_size)
     app.connect("builder-inited", _api_out_of_the_handout)

@@ -1,6 +1,6 @@
 """The glossary and its links: every term a chapter uses is linked to the glossary where the chapter first uses it.
 
-The rule (issue 31, item 2): in each chapter ``book/NN_*.ipynb``, reading the markdown cells in order, the first
+The rule: in each chapter ``book/NN_*.ipynb``, reading the markdown cells in order, the first
 occurrence of a glossary term -- its entry name or one of the aliases in ``ALIASES`` below, case-insensitive, as
 whole words -- must be a ``{term}`` link to that entry. Later plain mentions are fine.
 
@@ -17,6 +17,12 @@ Matching details: a space or hyphen in a name also matches a hyphen, an en dash 
 ``max_bootstrap_rows`` are not uses; where two matches overlap, the longer wins ("nested cross-validation" is not a
 use of "cross-validation", "Bayesian CART" not of "CART"). ``NOT_TERMS`` lists phrases that contain a term's word but
 mean something else; they shadow the term the same way.
+
+Per-chapter term lists: ``tests/first_use_terms/NN.txt`` names, one per line (``#`` starts a comment), the technical
+terms chapter ``NN`` must define or link at first use (see ``tests/first_use_terms/README.md``). Each listed term
+must be a glossary entry or an alias in ``ALIASES`` and must occur in the chapter's prose, and its first use must be
+a ``{term}`` link to its entry: a term the chapter uses before defining or linking it fails the test, and so does a
+listed term the glossary lacks (add the entry) or the chapter never uses (drop it from the list).
 """
 
 from __future__ import annotations
@@ -33,7 +39,8 @@ GLOSSARY = BOOK / "glossary.md"
 CHAPTERS = sorted(BOOK.glob("[0-9][0-9]_*.ipynb"))
 
 # Entry name -> other spellings a chapter may use for it (plural "s"/"es" and space/hyphen/dash variants are
-# added automatically; matching is case-insensitive). Kept explicit so that a reviewer sees what counts as a use.
+# added automatically; matching is case-insensitive). Kept explicit so that a reader of this test sees what counts
+# as a use.
 ALIASES: dict[str, tuple[str, ...]] = {
     # basics (chapters 1-3)
     "CART": ("classification and regression trees", "classification and regression tree"),
@@ -91,6 +98,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "EasyMKL": (),
     "kernel alignment": ("kernel-target alignment", "centred alignment", "centered alignment"),
     "KL divergence": ("Kullback–Leibler divergence", "Kullback–Leibler"),
+    "SVM": ("support vector machine",),
     "Kraft's equality": ("Kraft equality", "Kraft's inequality", "Kraft"),
     "z-score": ("z-scored", "z-scoring", "z-scores"),
     # chapter 9
@@ -100,6 +108,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "Voronoi condition": ("Voronoi",),
     "supervised dimension reduction": ("supervised dimensionality reduction",),
     "RBF anchors": ("RBF anchor",),
+    "multilayer perceptron": ("multi-layer perceptron",),
     # chapter 10
     "Bayesian CART": (),
     "CGM": (),
@@ -415,3 +424,95 @@ def test_a_link_to_another_entry_does_not_count(tmp_path):
 def test_rule_sees_emphasised_terms(tmp_path):
     cells = ["A *bootstrap* sample and **random forests**.", "{term}`bootstrap`, {term}`random forest`."]
     assert len(unlinked_first_uses(_synthetic(tmp_path, cells), ENTRIES)) == 2
+
+
+# --- per-chapter lists of terms defined or linked at first use ------------------------------------------------------
+
+TERM_LISTS_DIR = Path(__file__).resolve().parent / "first_use_terms"
+TERM_LISTS = sorted(TERM_LISTS_DIR.glob("[0-9][0-9].txt"))
+
+
+def read_term_list(path: Path) -> list[str]:
+    """The terms of a list file: one per line, ``#`` to the end of a line is a comment, blank lines skipped."""
+    terms = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        term = line.split("#", 1)[0].strip()
+        if term:
+            terms.append(term)
+    return terms
+
+
+def chapter_of(term_list: Path, book: Path = BOOK) -> Path:
+    """The chapter notebook ``book/NN_*.ipynb`` a list file ``NN.txt`` belongs to."""
+    matches = sorted(book.glob(f"{term_list.stem}_*.ipynb"))
+    assert len(matches) == 1, f"{term_list.name}: expected one chapter book/{term_list.stem}_*.ipynb, got {matches}"
+    return matches[0]
+
+
+def term_list_problems(terms: list[str], chapter: Path, entries: list[str] | None = None,
+                       not_terms: tuple[str, ...] = NOT_TERMS) -> list[str]:
+    """One message per listed term that is not a glossary entry or alias, not used in ``chapter``'s prose, or
+    whose first use there is not a ``{term}`` link to its entry."""
+    entries = glossary_entries() if entries is None else entries
+    entry_of = {name.lower(): name for name in entries}
+    entry_of.update({alias.lower(): name for name in entries for alias in ALIASES.get(name, ())})
+    cells = markdown_cells(chapter)
+    uses = first_uses([source for _, source in cells], build_matcher(entries, not_terms))
+    problems = []
+    for term in dict.fromkeys(terms):
+        entry = entry_of.get(term.lower())
+        if entry is None:
+            problems.append(f"{term!r} is neither a glossary entry nor an alias in ALIASES: add it to "
+                            "book/glossary.md (or its spelling to ALIASES)")
+        elif entry not in uses:
+            problems.append(f"{term!r} ({entry!r}) does not occur in the prose of {chapter.name}: drop it from "
+                            "the list or use it")
+        elif not uses[entry][0]:
+            linked, index, context = uses[entry]
+            problems.append(f"{term!r} is used before it is linked, in cell {cells[index][0]}: {context}")
+    return problems
+
+
+def test_term_lists_name_existing_chapters_without_duplicates():
+    for path in TERM_LISTS:
+        chapter_of(path)
+        terms = [t.lower() for t in read_term_list(path)]
+        assert len(terms) == len(set(terms)), f"{path.name} lists a term twice"
+
+
+@pytest.mark.parametrize("term_list", TERM_LISTS, ids=[p.stem for p in TERM_LISTS])
+def test_listed_terms_are_defined_or_linked_at_first_use(term_list):
+    problems = term_list_problems(read_term_list(term_list), chapter_of(term_list))
+    assert not problems, f"{term_list.name}:\n" + "\n".join(problems)
+
+
+def test_term_list_reader_skips_comments_and_blank_lines(tmp_path):
+    path = tmp_path / "99.txt"
+    path.write_text("# chapter 99\nbootstrap\n\n  random forest  # bagged trees\n#CART\n", encoding="utf-8")
+    assert read_term_list(path) == ["bootstrap", "random forest"]
+
+
+def test_term_list_fails_when_a_listed_term_is_used_before_its_link(tmp_path):
+    path = _synthetic(tmp_path, ["We fit a random forest.", "A {term}`random forest` averages trees."])
+    problems = term_list_problems(["random forest"], path, ENTRIES)
+    assert len(problems) == 1 and "used before it is linked" in problems[0] and "cell 0" in problems[0], problems
+    # the same chapter with the link at the first use passes
+    path = _synthetic(tmp_path, ["We fit a {term}`random forest`.", "A random forest averages trees."])
+    assert term_list_problems(["random forest"], path, ENTRIES) == []
+
+
+def test_term_list_fails_for_a_term_outside_the_glossary_or_the_chapter(tmp_path):
+    path = _synthetic(tmp_path, ["A {term}`bootstrap` sample."])
+    problems = term_list_problems(["bootstrap", "sigma-algebra", "CART"], path, ENTRIES)
+    assert len(problems) == 2, problems
+    assert "'sigma-algebra' is neither a glossary entry" in problems[0]
+    assert "'CART' ('CART') does not occur" in problems[1]
+
+
+def test_term_list_accepts_an_alias_and_checks_its_entry(tmp_path):
+    # "bootstrap sample" is an alias of the entry "bootstrap": its first use must be a link to that entry
+    assert term_list_problems(["bootstrap sample"], _synthetic(tmp_path, ["A {term}`bootstrap` draw."]),
+                              ENTRIES) == []
+    chapter = _synthetic(tmp_path, ["Bootstrapping, then {term}`bootstrap`."])
+    problems = term_list_problems(["Bootstrap sample"], chapter, ENTRIES)
+    assert len(problems) == 1 and "used before it is linked" in problems[0]

@@ -74,3 +74,17 @@ def test_the_api_reference_is_left_out_of_the_handout_by_title():
     assert api_title and "api" in api_title[0].lower()
     parts = check_pdf.toc_parts(exclude=(check_pdf.API_PAGE,))
     assert sum(len(t) for _, t in parts) == len(without) - 1  # the root page is no chapter of a part
+
+
+def test_verdicts_in_a_student_edition_and_hidden_checks_anywhere_are_refused():
+    student = ("Exercise 7.2 (Which feature)\n  check(\"7.2\", answer_7_2)\n"
+               "     ✓ Exercise 7.2: right. VEC and delta lead, as the text says.\n")
+    assert check_pdf.is_student_edition(student)
+    assert check_pdf.answer_problems(student, student=True) == [
+        "verdict printed in a student edition: ✓ Exercise 7.2: right. VEC and delta lead, as the text says."]
+    instructor = "Solution to Exercise 7.2\n  answer_7_2 = 'VEC'\n     ✓ Exercise 7.2: right.\n"
+    assert not check_pdf.is_student_edition(instructor)
+    assert check_pdf.answer_problems(instructor, student=False) == []
+    assert check_pdf.answer_problems("  # Hidden checks of the text above\n", student=False) == [
+        "hidden-check cell printed: # Hidden checks of the text above"]
+    assert check_pdf.answer_problems("The hidden checks assert each claim.\n", student=True) == []

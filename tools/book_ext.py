@@ -43,7 +43,9 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
+from docutils.parsers.rst import directives
 from sphinx.errors import ExtensionError
+from sphinx.util.docutils import SphinxDirective
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
@@ -166,6 +168,51 @@ def place_answers(doctree, hide_solutions: bool) -> None:
                 _drop_outputs(cell)
 
 
+class InteractiveFigure(SphinxDirective):
+    """Number and caption the output of the code cell just above, like a static figure::
+
+        ```{interactive-figure}
+        :name: fig-ch2-rho-demo
+
+        Interactive: what the demo shows, in a sentence or two.
+        ```
+
+    The directive makes an (empty) numbered figure with this caption and label; ``_fill_interactive_figures``
+    then moves the output of the code cell right before it into the figure (the Plotly HTML in the web book, its
+    static picture in the PDF), so ``{numref}`` and the figure numbers treat it as any other figure."""
+
+    has_content = True
+    option_spec = {"name": directives.unchanged_required}
+
+    def run(self):
+        if "name" not in self.options or not self.content:
+            raise self.error("interactive-figure needs a :name: (fig-chN-...) and a caption as its content")
+        figure = nodes.figure(classes=["interactive-figure"], interactive_figure=True)
+        body = nodes.Element()
+        self.state.nested_parse(self.content, self.content_offset, body)
+        if len(body) != 1 or not isinstance(body[0], nodes.paragraph):
+            raise self.error("the caption of an interactive-figure is one paragraph")
+        caption = nodes.caption(body[0].rawsource, "", *body[0].children)
+        caption.source, caption.line = self.get_source_info()
+        figure += caption
+        self.add_name(figure)
+        return [figure]
+
+
+def _fill_interactive_figures(app, doctree) -> None:
+    for figure in list(doctree.findall(nodes.figure)):
+        if not figure.get("interactive_figure"):
+            continue
+        previous = _previous_sibling(figure)
+        outputs = [child for child in (previous.children if previous is not None and _is_code_cell(previous) else [])
+                   if isinstance(child, nodes.container) and child.get("nb_element") == "cell_code_output"]
+        if not outputs:
+            logger.warning("interactive-figure: no code cell with an output right before it", location=figure)
+            continue
+        previous.remove(outputs[0])
+        figure.insert(0, outputs[0])
+
+
 def _place_answers(app, doctree) -> None:
     place_answers(doctree, bool(getattr(app.config, "hide_solutions", False)))
 
@@ -237,6 +284,36 @@ def _copy_plotly_and_check_figures(app, exception) -> None:
             "figure check failed (a chapter lost figures; is matplotlib rendering inline? "
             "see figure_minimums in _config.yml):\n  " + "\n  ".join(problems)
         )
+
+
+# MyST-NB names every "Show code cell source" toggle "Toggle hidden content" (aria-label), which hides the visible
+# words from speech input (axe: label-content-name-mismatch); the visible summary names the toggle by itself.
+_TOGGLE_LABEL = '<summary aria-label="Toggle hidden content">'
+# pandas writes an empty header cell above the index (axe: empty-table-header); give it a name a screen reader
+# reads and the page does not show.
+_EMPTY_TH_RE = re.compile(r"<th(\s[^>]*)?>(?:\s|&nbsp;|&#160;)*</th>")
+
+
+def fix_page_html(body: str) -> str:
+    """The page body with the toggles' labels fixed and no empty table header (see the two patterns above)."""
+    body = body.replace(_TOGGLE_LABEL, "<summary>")
+    return _EMPTY_TH_RE.sub(lambda m: f'<th{m.group(1) or ""}><span class="visually-hidden">row label</span></th>', body)
+
+
+def _fix_page(app, pagename, templatename, context, doctree) -> None:
+    if isinstance(context.get("body"), str):
+        context["body"] = fix_page_html(context["body"])
+    # sphinx-thebe adds its configuration script at every env-before-read-docs, which a build can reach twice;
+    # a repeated "const THEBE_JS_URL" stops the page's scripts with a SyntaxError. Keep each script once.
+    scripts = context.get("script_files")
+    if scripts:
+        seen, unique = set(), []
+        for script in scripts:
+            key = (str(script), repr(sorted(getattr(script, "attributes", {}).items())))
+            if key not in seen:
+                seen.add(key)
+                unique.append(script)
+        context["script_files"] = unique
 
 
 def _plain_latex_class(app, config) -> None:
@@ -314,6 +391,8 @@ def setup(app):
     app.add_config_value("figure_minimums", {}, "html")
     app.connect("config-inited", _hide_solutions_from_env)
     app.connect("doctree-read", _place_answers)
+    app.add_directive("interactive-figure", InteractiveFigure)
+    app.connect("doctree-read", _fill_interactive_figures)
     app.connect("doctree-read", _unique_ids, priority=900)
     app.connect("builder-inited", _builder_inited)
     app.connect("config-inited", _paper_size)
@@ -323,4 +402,5 @@ def setup(app):
     app.connect("builder-inited", _number_within_chapters, priority=900)
     app.connect("build-finished", _copy_plotly_and_check_figures)
     app.connect("doctree-resolved", _strip_inline_plotly_from_outputs)
+    app.connect("html-page-context", _fix_page)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

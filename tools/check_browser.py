@@ -401,6 +401,7 @@ def main(argv=None) -> int:
     parser.add_argument("--no-axe", action="store_true", help="skip the accessibility check")
     parser.add_argument("--allowlist", default=str(DEFAULT_ALLOWLIST), help="allowed upstream axe violations")
     parser.add_argument("--page", action="append", help="check only this page (repeatable)")
+    parser.add_argument("--width", action="append", choices=sorted(WIDTHS), help="only this width (repeatable)")
     parser.add_argument("--json", help="write every problem and the counts here")
     args = parser.parse_args(argv)
 
@@ -410,7 +411,8 @@ def main(argv=None) -> int:
         if axe is None or not axe.is_file():
             parser.error("axe-core not found: npm install --prefix _build/.tools axe-core, or pass --axe / --no-axe")
     report = check_site(Path(args.build), withheld=args.solutions_withheld, axe=axe,
-                        allowlist=load_allowlist(Path(args.allowlist)), pages=args.page)
+                        allowlist=load_allowlist(Path(args.allowlist)), pages=args.page,
+                        widths=tuple(args.width or WIDTHS))
     for problem in report.problems:
         print(problem)
     print(summary(report))

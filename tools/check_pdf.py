@@ -18,7 +18,10 @@ with status 1 when
 - a chapter is empty (its first page carries its title and almost nothing else, as a heading over a
   bibliography that starts a chapter of its own);
 - an exercise, theorem, definition, ... is not numbered within its chapter in order ("Exercise 8.2" is the
-  second exercise of chapter 8, the id its check cell uses; read from the LaTeX source next to the PDF).
+  second exercise of chapter 8, the id its check cell uses; read from the LaTeX source next to the PDF);
+- a hidden-check cell (``# Hidden checks ...``) is printed, or, in a student edition (built with
+  ``TABULAR_TREES_HIDE_SOLUTIONS=1``: no "Solution to Exercise" box in it, or ``--student``), an exercise's
+  verdict (``✓ Exercise 7.2: right ...``), which can give the answer away.
 """
 
 from __future__ import annotations
@@ -145,6 +148,24 @@ def empty_chapters(pages: list[str], min_chars: int = 120) -> list[str]:
     return problems
 
 
+_VERDICT_RE = re.compile(r"^\s*[✓≈✗…]\s*Exercise\s+\d+\.\d+:.*$", re.M)
+_HIDDEN_CHECK_RE = re.compile(r"^\s*(?:\d+\s+)?#\s*Hidden checks?\b.*$", re.M | re.I)
+
+
+def is_student_edition(text: str) -> bool:
+    """A PDF built with solutions withheld has no solution box (sphinx-exercise titles them "Solution to ...")."""
+    return re.search(r"Solution\s+to\s+Exercise", text) is None
+
+
+def answer_problems(text: str, student: bool) -> list[str]:
+    """Hidden-check cells printed anywhere; verdicts printed in a student edition."""
+    problems = [f"hidden-check cell printed: {m.group(0).strip()[:100]}" for m in _HIDDEN_CHECK_RE.finditer(text)]
+    if student:
+        problems += [f"verdict printed in a student edition: {m.group(0).strip()[:100]}"
+                     for m in _VERDICT_RE.finditer(text)]
+    return problems
+
+
 def _plain(latex: str) -> str:
     """Letters and digits of a LaTeX contents entry or a title, lower-cased (what survives typesetting)."""
     latex = re.sub(r"\\(?:numberline|hspace)\s*\{[^}]*\}", "", latex)
@@ -199,6 +220,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pdf", type=Path)
     parser.add_argument("--min-pages", type=int, default=50, help="fail below this many pages (default 50)")
+    parser.add_argument("--student", action="store_true",
+                        help="a student edition (solutions withheld) even if the PDF's text does not show it")
     parser.add_argument("--api", action="store_true",
                         help="the PDF was built with TABULAR_TREES_PDF_API=1 and must contain the API reference")
     args = parser.parse_args(argv)
@@ -239,6 +262,9 @@ def main(argv=None) -> int:
     problems += [f"placeholder instead of a picture or table: {p}" for p in placeholders(raw)]
     problems += [f"truncated table cell: {line[:100]}" for line in truncated_cells(raw)]
     problems += empty_chapters(raw.split("\f"))
+    student = args.student or is_student_edition(raw)
+    print(f"edition: {'student (solutions withheld)' if student else 'instructor (with solutions)'}")
+    problems += answer_problems(raw, student)
     tex_file = args.pdf.with_suffix(".tex")
     if tex_file.is_file():
         problems += tex_numbering_problems(tex_file.read_text(encoding="utf-8", errors="replace"))

@@ -189,7 +189,7 @@ def check(exercise_id, answer):
     if ex.max_attempts is not None and failed >= ex.max_attempts:
         tried.setdefault(key, "wrong")
         return _record(CheckResult(ex.exercise_id, "wrong", (
-            f"not graded: this session has already tried {failed} different answers that were not right "
+            f"not graded: this Python session has already tried {failed} different answers that were not right "
             f"(the limit for this exercise is {ex.max_attempts}). Checking is not a search: compute the answer "
             "as the exercise says. Your instructor's grading counts the attempts.")))
     verdict, message = ex.grade(answer)
@@ -209,7 +209,7 @@ def _fingerprint(answer):
 
 
 def reset_attempts(exercise_id=None):
-    """Forget the answers tried in this session (of one exercise, or of all): a new kernel does the same."""
+    """Forget the answers tried in this Python session (of one exercise, or of all), as a new kernel does."""
     if exercise_id is None:
         _ATTEMPTS.clear()
     else:
@@ -217,7 +217,7 @@ def reset_attempts(exercise_id=None):
 
 
 def attempts(exercise_id):
-    """How many different answers to ``exercise_id`` this session has checked."""
+    """How many different answers to ``exercise_id`` this Python session has checked."""
     return len(_ATTEMPTS.get(_lookup(exercise_id).exercise_id, {}))
 
 

@@ -563,3 +563,35 @@ def test_math_trap_scanner_finds_formulas_that_markdown_breaks():
 def test_no_markdown_breaks_a_formula(path):
     traps = math_traps.traps_in_file(path)
     assert not traps, "formulas cut by Markdown (see tools/math_traps.py for the fix):\n" + "\n".join(map(str, traps))
+
+
+_INTERACTIVE = re.compile(r"^```\{interactive-figure\}\n:name: (fig-ch(\d+)-[a-z0-9]+(?:-[a-z0-9]+)*)\n\n(.+?)\n```",
+                          re.S)
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if "interactive_html(" in p.read_text(encoding="utf-8")],
+                         ids=lambda p: p.name)
+def test_interactive_figures_are_numbered_and_captioned(path):
+    """A cell that shows an interactive (Plotly) figure is followed by an ``{interactive-figure}`` cell that
+    numbers and captions its output (tools/book_ext.py), as mystnb.figure does for a static figure."""
+    cells = _cells(path)
+    chapter = NOTES_CHAPTER.get(path.stem, int(path.name[:2]))
+    shown = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and "remove-cell" not in _tags(c)
+             and re.search(r"^\w+ = interactive_html\(", "".join(c["source"]), re.M)]
+    assert shown, f"{path.name}: no cell shows its interactive figure"
+    for i in shown:
+        following = "".join(cells[i + 1]["source"]) if i + 1 < len(cells) else ""
+        match = _INTERACTIVE.match(following)
+        assert match and cells[i + 1]["cell_type"] == "markdown", (
+            f"{path.name}: code cell {i} shows an interactive figure; the next cell must be an "
+            "```{interactive-figure} block with :name: fig-chN-... and a caption")
+        assert int(match[2]) == chapter and len(match[3].split()) >= 8, match[0]
+
+
+def test_page_fixes_name_toggles_and_empty_header_cells():
+    body = ('<details class="admonition hide above-input"><summary aria-label="Toggle hidden content">'
+            '<p class="collapsed admonition-title">Show code cell source</p></summary></details>'
+            '<table><thead><tr><th></th><th>RMSE</th></tr><tr><th class="blank level0" >&nbsp;</th></tr></thead></table>')
+    fixed = book_ext.fix_page_html(body)
+    assert "aria-label" not in fixed and "<summary>" in fixed
+    assert fixed.count('<span class="visually-hidden">row label</span></th>') == 2 and "<th>RMSE</th>" in fixed

@@ -43,7 +43,7 @@ from tabular_trees import datasets as ttd
 from tabular_trees.dte import DecisionTreeEmbedding, DTEClassifier, PseudoLinearDiscriminantAnalysis
 
 from dte_paper_models import paper_models  # benchmarks/dte_paper_models.py
-from harness import RECORDED, RESULTS, machine_description, machine_summary, timed  # benchmarks/harness.py
+from harness import RECORDED, RESULTS, code_version, machine_description, machine_summary, timed  # benchmarks/harness.py
 
 #: Table I of the paper (error %, mean and sd) for the datasets we also have offline.
 PAPER = {
@@ -173,7 +173,8 @@ def write_markdown(res, path):
     meta = res["meta"]
     lines = ["# Decision tree embedding benchmark", "",
              f"Run: {meta['date']} on {meta['machine_summary']} (numpy {meta['machine']['numpy']}, "
-             f"scikit-learn {meta['machine']['scikit-learn']}), {'quick' if meta['quick'] else 'full'} mode.", "",
+             f"scikit-learn {meta['machine']['scikit-learn']}), {'quick' if meta['quick'] else 'full'} mode; "
+             f"code: {code_version()}.", "",
              "## DTE-1 vs RandomForestClassifier(n_estimators=50, n_jobs=1), fit + predict, 5 folds", "",
              "| dataset | n | p | K | m | DTE-1 (ms) | RF-50 (ms) | RF / DTE-1 | LDA share of DTE time |",
              "|---|---|---|---|---|---|---|---|---|"]

@@ -41,7 +41,7 @@ import os
 
 import numba
 import numpy as np
-from harness import RECORDED, RESULTS, machine_description, timed
+from harness import RECORDED, RESULTS, machine_description, page_header, timed
 
 from tabular_trees import ntk
 from tabular_trees.datasets import make_tic_tac_toe
@@ -271,8 +271,7 @@ def main(argv=None):
     name = "ntk_quick" if args.quick else "ntk"
     (RECORDED / f"{name}.json").write_text(json.dumps(res, indent=2) + "\n")
     md = [
-        "# NTK kernel bank benchmark",
-        "",
+        page_header("NTK kernel bank benchmark"),
         f"All {len(sets)} AAA oblivious-tree kernels (feature sets of size 1-3) on tic-tac-toe, "
         f"n = {n}, alpha = {ALPHA}, beta = {BETA}; {res['threads']} numba thread(s), BLAS threads "
         f"{res['blas_threads']}; {res['cpu_count']} CPUs. `kernel_bank` and the write-only floors: best of "

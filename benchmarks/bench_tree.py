@@ -16,7 +16,7 @@ Usage::
     python benchmarks/bench_tree.py --quick    # 10 000 rows, 3 repeats (smoke run)
     python benchmarks/bench_tree.py --no-write # time only: print, write no file
 
-Writes ``tabular_trees/_recorded/tree.json`` and ``benchmarks/results/tree.md`` (unless
+Writes ``benchmarks/results/tree.json`` and ``benchmarks/results/tree.md`` (unless
 ``--no-write``). The machine description, timing and result folders come from ``harness.py``.
 """
 
@@ -30,7 +30,7 @@ import sys
 import tempfile
 
 import numpy as np
-from harness import RECORDED, RESULTS, machine_description, machine_summary, timed
+from harness import RESULTS, machine_description, machine_summary, page_header, timed
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from tabular_trees.tree import CARTClassifier, CARTRegressor
@@ -150,9 +150,9 @@ def main(argv=None):
     }
     if not args.no_write:
         RESULTS.mkdir(parents=True, exist_ok=True)
-        (RECORDED / "tree.json").write_text(json.dumps(result, indent=2) + "\n")
+        (RESULTS / "tree.json").write_text(json.dumps(result, indent=2) + "\n")
         (RESULTS / "tree.md").write_text(results_page(result))
-        print(f"wrote {RECORDED / 'tree.json'} and {RESULTS / 'tree.md'}")
+        print(f"wrote {RESULTS / 'tree.json'} and {RESULTS / 'tree.md'}")
     return result
 
 
@@ -161,8 +161,7 @@ def results_page(result):
     n, repeats, first_call_s, compile_s = (result["n_samples"], result["repeats"], result["first_call_s"],
                                            result["cold_compile_s"])
     lines = [
-        "# CART fit time: `tabular_trees.tree` vs scikit-learn",
-        "",
+        page_header("CART fit time: `tabular_trees.tree` vs scikit-learn"),
         f"Data: {n:,} x {result['n_features']} continuous regression problem (seed 0); median of {repeats} fits, "
         "single thread, same process. Produced by `python benchmarks/bench_tree.py"
         + (" --quick`." if result["quick"] else "`."),

@@ -44,6 +44,40 @@ def machine_summary() -> str:
     return f"{m['processor']}, {m['logical_cpus']} logical CPUs"
 
 
+def code_version() -> str:
+    """The code a result was measured with, for a results page: the package version (no commit hash)."""
+    import tabular_trees
+
+    return f"tabular-trees {tabular_trees.__version__}"
+
+
+def page_header(title: str) -> str:
+    """The first lines of a results page: its title, then the date, machine and code version of the measurement."""
+    from datetime import datetime, timezone
+
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return f"# {title}\n\nMeasured {when} on {machine_summary()}; code: {code_version()}.\n"
+
+
+def write_section(page: Path, key: str, text: str, title: str) -> None:
+    """Put ``text`` into the section ``key`` of the results page ``page`` (one page per script), replacing that
+    section if the page has it and appending it otherwise; the page starts with ``# title`` when it is new.
+
+    A section is delimited by the lines ``<!-- section: KEY -->`` and ``<!-- end section: KEY -->``.
+    """
+    start, end = f"<!-- section: {key} -->", f"<!-- end section: {key} -->"
+    block = f"{start}\n{text.strip()}\n{end}\n"
+    old = page.read_text(encoding="utf-8") if page.exists() else f"# {title}\n"
+    if start in old and end in old:
+        head, rest = old.split(start, 1)
+        after = rest.split(end, 1)[1].lstrip("\n")
+        new = head + block + ("\n" + after if after else "")
+    else:
+        new = old.rstrip("\n") + "\n\n" + block
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(new, encoding="utf-8")
+
+
 def timed(fn, *args, **kwargs):
     """``(fn(*args, **kwargs), wall seconds)``."""
     t0 = time.perf_counter()

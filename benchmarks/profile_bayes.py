@@ -1,6 +1,6 @@
-"""Where does an RJHMC-Tree iteration spend its time?  NUTS statistics per half-move.
+"""Where does an RJHMC-Tree iteration spend its time?  The profiles of the Bayesian sampler, one subcommand each.
 
-Runs one short chain per (method, data set) at the issue-15 profiling settings
+``iterations`` runs one short chain per (method, data set) at the profiling settings
 (k = 100 NUTS warm-up steps + 1 draw per half-move, h 0.05 -> 0.001, one core) and
 records, for every NUTS run of the chain (two per iteration), its wall time, the
 number of leapfrog steps (= gradient evaluations), the adapted step size, the
@@ -8,7 +8,7 @@ mean acceptance statistic, the final inverse mass matrix and the tree size, all 
 chain's observer (:class:`tabular_trees.bayes.ChainStep`). The time per leapfrog step is the
 cost of one gradient of the compiled density plus NUTS's own vector work.
 
-Evidence for the cause (``--evidence``, on the collinear data, one posterior-sized tree per
+``evidence``: the cause (on the collinear data, one posterior-sized tree per
 method): leapfrog steps per transition at h = 0.05, 0.01, 0.001; the same with the
 collinear columns replaced by independent uniform ones (one exact size column kept);
 and whether a dense mass matrix would help: the largest eigenvalue of the Fisher
@@ -16,27 +16,32 @@ matrix E[∇ log p ∇ log pᵀ] (from 500 draws of a long NUTS run) whitened by
 diagonal vs the full posterior covariance (the step size NUTS can take scales as
 its inverse square root).
 
-Cost against the number of rows (``--rows``, CGM data, six posterior-sized trees per method): the time
+``rows``: cost against the number of rows (CGM data, six posterior-sized trees per method): the time
 per leapfrog step at h = 0.001 with the data's 100 unique rows and with random subsets of them (the same
 trees), and how many rows lie in some split's band (|z| ≤ 40, where the logistic is not saturated).
 The part of a step's cost that does not fall with the rows (work per node and per step) bounds
 what a kernel that skips the saturated rows could save.
 
-Usage: python benchmarks/profile_bayes.py [--n-iter 20] [--datasets collinear,bcw,cgm] [--evidence] [--rows]
-Writes benchmarks/results/bayes_profile.md (and --json FILE with every NUTS run).
+Usage::
+
+    python benchmarks/profile_bayes.py iterations [--n-iter 20] [--datasets collinear,bcw,cgm] [--json FILE]
+    python benchmarks/profile_bayes.py evidence
+    python benchmarks/profile_bayes.py rows
+
+Each subcommand replaces its own section of benchmarks/results/bayes_profile.md (``iterations --json FILE`` also
+writes every NUTS run).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import time
 from pathlib import Path
 
 import numpy as np
 from bench_bayes import DATA, make_collinear
-from harness import RESULTS, machine_summary, minmax_scale
+from harness import RESULTS, code_version, machine_summary, minmax_scale, write_section
 
 from tabular_trees.bayes import NUTSSettings, RJHMCSettings, TreePosterior, TreePrior, rjhmc_chain, run_tree_nuts
 from tabular_trees.datasets import load_breast_cancer_original, make_cgm
@@ -213,20 +218,13 @@ def frozen_delta(X, y, h0):
     return out
 
 
-def _code_label():
-    try:
-        return subprocess.run(["git", "describe", "--always", "--dirty"], cwd=Path(__file__).parent,
-                              capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (not a git checkout)"
+def _measured():
+    return (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {machine_summary()}; code: "
+            f"{code_version()}.")
 
 
-def write_markdown(rows, ev, by_rows, path):
-    flags = " --evidence" if ev is not None else ""
-    flags += " --rows" if by_rows is not None else ""
-    L = [f"# Where an RJHMC-Tree iteration spends its time (`python benchmarks/profile_bayes.py{flags}`)", "",
-         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {machine_summary()}, code "
-         f"{_code_label()}.", "",
+def iterations_markdown(rows):
+    L = ["## NUTS statistics per half-move (`python benchmarks/profile_bayes.py iterations`)", "", _measured(), "",
          "k = 100 NUTS warm-up steps + 1 draw per half-move, h 0.05 → 0.001 (Eq. 20 ramp), α = 0.95, β = 1, "
          "one chain from a stump, one core; CGM regression, the other two classification.", "",
          "| data | method | s / iteration | share in NUTS | leapfrog steps per transition (mean) | "
@@ -239,31 +237,34 @@ def write_markdown(rows, ev, by_rows, path):
                  f"{100 * s['seconds_in_nuts'] / tot:.1f} % | {s['leapfrog_per_transition_mean']:.1f} | "
                  f"{s['approx_tree_depth']:.1f} | {s['step_size_median']:.4f} | {s['accept_stat_mean']:.2f} | "
                  f"{1e6 * s['seconds_per_leapfrog']:.1f} | {s['mean_leaves']:.2f} |")
-    if ev is not None:
-        steps, fisher, frozen = ev
-        L += ["", "## Evidence for the cause (collinear data, one posterior-sized tree per method)", "",
-              "Leapfrog steps per NUTS transition (200 warm-up + 50 draws at fixed h, mean of 2 seeds):", "",
-              "| data | method | leaves | h = 0.05 | h = 0.01 | h = 0.001 |", "|---|---|---|---|---|---|"]
-        L += [f"| {r['data']} | {r['method']} | {r['leaves']} | " + " | ".join(f"{r['steps'][h]:.0f}" for h in
-                                                                            (0.05, 0.01, 0.001)) + " |" for r in steps]
-        L += ["", "Would a dense mass matrix help? (h = 0.001, 500 warm-up + 1000 draws; Fisher matrix whitened by the "
-              "diagonal or by the full posterior covariance; NUTS's usable step size ∝ 1/√λ_max):", "",
-              "| method | dim | leapfrog / transition | condition number of the posterior correlation | "
-              "√λ_max, diagonal metric | √λ_max, dense metric |", "|---|---|---|---|---|---|"]
-        L += [f"| {f['method']} | {f['dim']} | {f['leapfrog_per_transition']:.0f} | {f['corr_condition']:.1f} | "
-              f"{f['sqrt_lmax_diag']:.1f} | {f['sqrt_lmax_dense']:.1f} |" for f in fisher]
-        L += ["", "HMC-DFI with the simplices Δ frozen at a posterior draw (only τ and the leaves move; each node "
-              "splits on its fixed projection x·Δ; HMC-DF's Gibbs step may swap a node to another node's projection). "
-              "Leapfrog steps per transition (200 warm-up + 50 draws, mean of 2 seeds):", "",
-              "| h | leaves | Δ free (HMC-DFI) | Δ frozen |", "|---|---|---|---|"]
-        L += [f"| {r['h']} | {r['leaves']} | {r['free']:.0f} | {r['frozen']:.0f} |" for r in frozen]
-    if by_rows is not None:
-        L += _rows_markdown(by_rows)
-    Path(path).write_text("\n".join(L) + "\n")
+    return "\n".join(L)
 
 
-def _rows_markdown(by_rows):
-    L = ["", "## Cost against the number of rows (CGM data, h = 0.001)", "",
+def evidence_markdown(ev):
+    steps, fisher, frozen = ev
+    L = ["## Evidence for the cause (collinear data, one posterior-sized tree per method; "
+         "`python benchmarks/profile_bayes.py evidence`)", "", _measured(), "",
+         "Leapfrog steps per NUTS transition (200 warm-up + 50 draws at fixed h, mean of 2 seeds):", "",
+         "| data | method | leaves | h = 0.05 | h = 0.01 | h = 0.001 |", "|---|---|---|---|---|---|"]
+    L += [f"| {r['data']} | {r['method']} | {r['leaves']} | " + " | ".join(f"{r['steps'][h]:.0f}" for h in
+                                                                        (0.05, 0.01, 0.001)) + " |" for r in steps]
+    L += ["", "Would a dense mass matrix help? (h = 0.001, 500 warm-up + 1000 draws; Fisher matrix whitened by the "
+          "diagonal or by the full posterior covariance; NUTS's usable step size ∝ 1/√λ_max):", "",
+          "| method | dim | leapfrog / transition | condition number of the posterior correlation | "
+          "√λ_max, diagonal metric | √λ_max, dense metric |", "|---|---|---|---|---|---|"]
+    L += [f"| {f['method']} | {f['dim']} | {f['leapfrog_per_transition']:.0f} | {f['corr_condition']:.1f} | "
+          f"{f['sqrt_lmax_diag']:.1f} | {f['sqrt_lmax_dense']:.1f} |" for f in fisher]
+    L += ["", "HMC-DFI with the simplices Δ frozen at a posterior draw (only τ and the leaves move; each node "
+          "splits on its fixed projection x·Δ; HMC-DF's Gibbs step may swap a node to another node's projection). "
+          "Leapfrog steps per transition (200 warm-up + 50 draws, mean of 2 seeds):", "",
+          "| h | leaves | Δ free (HMC-DFI) | Δ frozen |", "|---|---|---|---|"]
+    L += [f"| {r['h']} | {r['leaves']} | {r['free']:.0f} | {r['frozen']:.0f} |" for r in frozen]
+    return "\n".join(L)
+
+
+def rows_markdown(by_rows):
+    L = ["## Cost against the number of rows (CGM data, h = 0.001; `python benchmarks/profile_bayes.py rows`)", "",
+         _measured(), "",
          "Six posterior-sized trees per method (the last tree of a 20-iteration k = 100 chain, seeds 1–6, α = 0.45, "
          "β = 2.5); on each, NUTS with 200 warm-up steps + 50 draws at h = 0.001, on the data's 100 unique rows and "
          "on random subsets of them (the same subsets for both methods). µs per leapfrog step (one gradient plus "
@@ -279,7 +280,7 @@ def _rows_markdown(by_rows):
           "tree: " + "; ".join(f"{m}: {', '.join(str(b) for b in next(r for r in by_rows if r['method'] == m)['band_rows'])}"
                                for m in ("hmc-df", "hmc-dfi")) + ".", "",
           _fixed_share(by_rows)]
-    return L
+    return "\n".join(L)
 
 
 def _fixed_share(by_rows):
@@ -295,32 +296,43 @@ def _fixed_share(by_rows):
             "the cost of tracking which rows are near a split.")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n-iter", type=int, default=20)
-    ap.add_argument("--k", type=int, default=100)
-    ap.add_argument("--h0", type=float, default=0.05)
-    ap.add_argument("--h1", type=float, default=0.001)
-    ap.add_argument("--datasets", default="collinear,bcw,cgm")
-    ap.add_argument("--methods", default="hmc-df,hmc-dfi")
-    ap.add_argument("--json", default=None)
-    ap.add_argument("--evidence", action="store_true")
-    ap.add_argument("--rows", action="store_true", help="also the cost per step against the number of rows (CGM)")
-    ap.add_argument("--out", default=str(RESULTS / "bayes_profile.md"))
-    a = ap.parse_args()
-    rows = []
-    for name, (X, y, task) in datasets(a.datasets.split(",")).items():
-        for method in a.methods.split(","):
-            res, calls, _ = profile(name, X, y, task, method, a.n_iter, a.k, a.h0, a.h1)
-            rows.append(dict(summary=res, calls=calls))
-            print(json.dumps({k: (round(v, 5) if isinstance(v, float) else v) for k, v in res.items()}), flush=True)
-    ev = evidence() if a.evidence else None
-    by_rows = rows_cost() if a.rows else None
-    write_markdown(rows, ev, by_rows, a.out)
-    if a.json:
-        with open(a.json, "w") as fh:
-            json.dump(rows, fh)
+PAGE_TITLE = "Where an RJHMC-Tree iteration spends its time (`python benchmarks/profile_bayes.py`)"
 
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    it = sub.add_parser("iterations", help="NUTS statistics per half-move of short chains (the default profile)")
+    it.add_argument("--n-iter", type=int, default=20)
+    it.add_argument("--k", type=int, default=100)
+    it.add_argument("--h0", type=float, default=0.05)
+    it.add_argument("--h1", type=float, default=0.001)
+    it.add_argument("--datasets", default="collinear,bcw,cgm")
+    it.add_argument("--methods", default="hmc-df,hmc-dfi")
+    it.add_argument("--json", default=None, help="also write every NUTS run to this file")
+    sub.add_parser("evidence", help="leapfrog steps against h, without collinearity, dense metric, frozen simplices")
+    sub.add_parser("rows", help="cost per leapfrog step against the number of rows (CGM data)")
+    for p in sub.choices.values():
+        p.add_argument("--out", default=str(RESULTS / "bayes_profile.md"),
+                       help="the results page; the subcommand replaces its own section")
+    a = ap.parse_args(argv)
+    if a.command == "iterations":
+        rows = []
+        for name, (X, y, task) in datasets(a.datasets.split(",")).items():
+            for method in a.methods.split(","):
+                res, calls, _ = profile(name, X, y, task, method, a.n_iter, a.k, a.h0, a.h1)
+                rows.append(dict(summary=res, calls=calls))
+                print(json.dumps({k: (round(v, 5) if isinstance(v, float) else v) for k, v in res.items()}), flush=True)
+        text = iterations_markdown(rows)
+        if a.json:
+            with open(a.json, "w") as fh:
+                json.dump(rows, fh)
+    elif a.command == "evidence":
+        text = evidence_markdown(evidence())
+    else:
+        text = rows_markdown(rows_cost())
+    print(text)
+    write_section(Path(a.out), a.command, text, PAGE_TITLE)
 
 if __name__ == "__main__":
     main()

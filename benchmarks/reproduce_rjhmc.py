@@ -8,11 +8,11 @@ Protocols (``--protocol``):
   rates of 53–59 % fit 1000 iterations with 200 burn-in, since stays after burn-in are always
   accepted); CGM (random-walk MH) for 5000 iterations keeping the last 500 on the CGM data and
   1000 keeping the last 500 on the real data, the chain lengths the authors' results script
-  reads. Table 1 takes 1.8 CPU-hours, with or without ``--carry-mass`` (measured whole:
-  ``benchmarks/results/table1_cost.md``; chains that settle on larger trees take longer), and Table 2
-  several: run it in batches (``--chains``, ``--methods``, ``--datasets``) and join them with ``--merge``.
-* ``long``   — the paper's chains with k = 100 NUTS warm-up steps per half-move instead of 500:
-  about half a CPU-hour for Table 1, 16 min on 2 cores (``benchmarks/results/rjhmc_long_rerun.md``).
+  reads. Table 1 costs 1.81 CPU-hours (measured whole: ``benchmarks/results/table1_cost.md``; chains that
+  settle on larger trees take longer), and Table 2 several: run it in batches (``--chains``, ``--methods``,
+  ``--datasets``) and join them with ``--merge``.
+* ``long``   — the paper's chains with k = 100 NUTS warm-up steps per half-move instead of 500, the quick way
+  to reproduce Table 1: 0.52 CPU-hours, 16 min on 2 cores (``benchmarks/results/reproduce_rjhmc.md``).
 * ``medium`` — 4 chains, 200 iterations (100 burn-in), k = 100; CGM with 2000 iterations
   (1000 burn-in). About 15–25 minutes on 2 cores.
 * ``--quick`` — a smoke run (2 chains, 16 iterations, k = 20; CGM 200 iterations, a 2-dataset subset).
@@ -31,10 +31,19 @@ averages), the mean number of leaves after burn-in and the acceptance rate over 
 chain in percent. The authors' results script pools instead the last 500 iterations of all
 chains and reports their mean and standard deviation (on the real data, where burn-in ends at
 200, that window is shorter than ours); every entry also carries that summary as
-``paper_summary``, computed from the traces (``pooled_window``). Writes ``<output>.json`` (default ``tabular_trees/_recorded/rjhmc_tables``: recorded runs the book shows ship
-as package data) and ``benchmarks/results/<name>.md`` (for any other output folder, the ``.md`` next to the ``.json``)
-and the per-chain traces (leaves at every iteration, test error of every kept tree) to
+``paper_summary``, computed from the traces (``pooled_window``). Writes ``<output>.json`` (default
+``tabular_trees/_recorded/rjhmc_tables``: recorded runs the book shows ship as package data) and its tables
+as the section ``<name>`` of ``benchmarks/results/reproduce_rjhmc.md`` (for any other output folder, an ``.md``
+next to the ``.json``) and the per-chain traces (leaves at every iteration, test error of every kept tree) to
 ``<output>_traces.npz``.
+
+Chains that may not finish within the time a machine is lent for (``--log-leaves DIR``): run each chain as
+its own process (``--chains c:c+1``, one HMC method, ``--n-jobs 1``); it writes, as it goes, one line per
+iteration to ``DIR/leaves_<method>_<c>.txt`` (the number of leaves of the chain's current tree when that
+iteration's move is drawn, and the seconds since start), so line ``i`` (from 0) is the tree size after
+iteration ``i - 1``, and, if it finishes, its results to ``DIR/<protocol>_<method>_<c>``.
+``--collect-leaves DIR --machine ... --output ...`` joins the finished chains' results and the stopped
+chains' logs into one recorded run (``rjhmc_long_reference_start`` was made this way).
 
 Usage::
 
@@ -47,6 +56,9 @@ Usage::
     # Table 1 with the authors' positional prune warm start (chapter 10; its trees grow, so more CPU-hours than Table 1)
     python benchmarks/reproduce_rjhmc.py --protocol paper --datasets '' --methods hmc-df,hmc-dfi --prune-start reference --output tabular_trees/_recorded/rjhmc_paper_reference_start
     python benchmarks/reproduce_rjhmc.py --merge dfi_0.json ... wine_df.json --output tabular_trees/_recorded/rjhmc_paper
+    # chains under a wall-clock limit, one process per chain, then one recorded run
+    timeout 3h python benchmarks/reproduce_rjhmc.py --protocol long --datasets '' --methods hmc-df --chains 3:4 --n-jobs 1 --prune-start reference --log-leaves OUTDIR
+    python benchmarks/reproduce_rjhmc.py --protocol long --prune-start reference --collect-leaves OUTDIR --machine "..." --output tabular_trees/_recorded/rjhmc_long_reference_start
 """
 
 from __future__ import annotations
@@ -60,7 +72,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import RECORDED, RESULTS  # .json/.npz the book reads; human-readable .md tables
+from harness import RECORDED, RESULTS, code_version, write_section  # .json/.npz the book reads; human-readable .md tables
 from tabular_trees import bayes
 from tabular_trees.datasets import load_rjhmc_real, make_cgm, rjhmc_paper_results
 
@@ -145,8 +157,7 @@ def fit(method, dataset, task, data, proto, n_jobs, seed, observer=None):
         n_iter = proto["n_iter"]
         sampler = bayes.RJHMCSettings(k_warmup=proto["k_warmup"], h_init=h0, h_final=h1, prune_start=prune_start,
                                       step_size_search=proto.get("step_size_search", True),
-                                      split_index_update=proto.get("split_index_update", "gibbs"),
-                                      carry_mass=bool(proto.get("carry_mass", False)))
+                                      split_index_update=proto.get("split_index_update", "gibbs"))
         est = Est(method=method, n_iter=n_iter, n_burnin=n_burnin, sampler=sampler,
                   prior=bayes.TreePrior(alpha=a, beta=b), n_chains=proto["n_chains"], n_jobs=n_jobs,
                   random_state=seed, **paper_scaling)
@@ -155,8 +166,6 @@ def fit(method, dataset, task, data, proto, n_jobs, seed, observer=None):
         settings["prune_start"] = prune_start
     if method != "cgm" and not proto.get("step_size_search", True):
         settings["step_size_search"] = False
-    if method != "cgm" and proto.get("carry_mass", False):
-        settings["carry_mass"] = proto["carry_mass"]
     if method == "hmc-df" and proto.get("split_index_update", "gibbs") != "gibbs":
         settings["split_index_update"] = proto["split_index_update"]
     t0, cpu0 = time.perf_counter(), time.process_time()
@@ -203,7 +212,8 @@ def markdown(res):
              f"Protocol: {proto['n_chains']} chains per method; RJHMC {proto['n_iter']} iterations ({burnin}), "
              f"k = {proto['k_warmup']}; CGM {proto['cgm_iter']} iterations ({proto['cgm_burnin']} burn-in{cgm_real}). "
              f"Mean (sd) over chains; paper values in brackets. "
-             f"Machine: {res['machine']}; total {res['total_seconds']:.0f} s.", ""]
+             f"Machine: {res['machine']}; total {res['total_seconds']:.0f} s."
+             + (f" Code: {res['code']}." if "code" in res else ""), ""]
     if res["table1"]:
         lines += ["## Table 1 (CGM data; noise-only test MSE ≈ 0.04)", "",
                   "| method | train MSE | test MSE (posterior mean) | test MSE (per sample) | leaves | acceptance % | s |",
@@ -264,22 +274,22 @@ def write(res, traces, out):
     for key, run in entries:
         run["paper_summary"] = pooled_window(traces, key)
     np.savez_compressed(out.with_name(out.name + "_traces.npz"), **traces)
-    out.with_suffix(".json").write_text(json.dumps(res, indent=1))
-    # a run recorded as package data keeps its table in benchmarks/results; any other output (a batch, a test's
-    # temporary file) keeps it next to its .json
-    md = RESULTS / f"{out.name}.md" if out.resolve().parent == RECORDED.resolve() else out.with_suffix(".md")
-    md.parent.mkdir(parents=True, exist_ok=True)
-    md.write_text(markdown(res))
+    out.with_suffix(".json").write_text(json.dumps(res, separators=(",", ":")))  # compact: it ships with the package
+    # a run recorded as package data keeps its tables in a section of benchmarks/results/reproduce_rjhmc.md; any
+    # other output (a batch, a test's temporary file) keeps them next to its .json
+    if out.resolve().parent == RECORDED.resolve():
+        md = RESULTS / "reproduce_rjhmc.md"
+        text = markdown(res).replace("# RJHMC-Tree: ", f"## `{out.name}`: ", 1).replace("\n## ", "\n### ")
+        write_section(md, out.name, text, "RJHMC-Tree: the recorded reproductions of Tables 1 and 2")
+    else:
+        md = out.with_suffix(".md")
+        md.parent.mkdir(parents=True, exist_ok=True)
+        md.write_text(markdown(res))
     print(f"wrote {out.with_suffix('.json')} and {md} ({res['total_seconds']:.0f} s)")
 
 
-# what a protocol records for RJHMCSettings(carry_mass=True), which carries the mass after burn-in only (runs
-# recorded before that change record True: their mass was carried through burn-in as well)
-CARRY_AFTER_BURNIN = "after burn-in"
-
 # the sampler variants a protocol records only when they differ from these defaults (see main)
-SAMPLER_VARIANTS = {"prune_start": "paper", "step_size_search": True, "split_index_update": "gibbs",
-                    "carry_mass": False}
+SAMPLER_VARIANTS = {"prune_start": "paper", "step_size_search": True, "split_index_update": "gibbs"}
 
 
 def merge(paths, out):
@@ -372,9 +382,13 @@ def main(argv=None, observer=None):
     ap.add_argument("--random-walk-splits", action="store_true",
                     help="HMC-DF: update split indices by uniform random-walk Metropolis as in the authors' code "
                          "(RJHMCSettings's split_index_update='random_walk'); recorded in the protocol")
-    ap.add_argument("--carry-mass", action="store_true",
-                    help="HMC methods: after burn-in, each NUTS run starts its warm-up from the mass matrix the chain "
-                         "last adapted (RJHMCSettings's carry_mass=True; not in the paper); recorded in the protocol")
+    ap.add_argument("--log-leaves", default=None, metavar="DIR",
+                    help="one HMC chain (--chains c:c+1, one method, --n-jobs 1): log its tree size at every "
+                         "iteration to DIR as it runs and write its results to DIR (see --collect-leaves)")
+    ap.add_argument("--collect-leaves", default=None, metavar="DIR",
+                    help="join the chains of DIR (finished ones' results, stopped ones' logs) into --output "
+                         "instead of running")
+    ap.add_argument("--machine", default=None, help="with --collect-leaves: where the chains ran (recorded)")
     ap.add_argument("--dask", default=None, metavar="ADDRESS",
                     help="run the chains on a Dask cluster through joblib's dask backend: a scheduler address "
                          "(tcp://host:8786) or 'local' for a LocalCluster of --n-jobs single-threaded workers "
@@ -384,17 +398,15 @@ def main(argv=None, observer=None):
     if args.merge:
         return merge(args.merge, Path(args.output))
     name = "quick" if args.quick else args.protocol
+    if args.collect_leaves:
+        if not args.machine:
+            raise SystemExit("--collect-leaves needs --machine (where the chains ran)")
+        return collect_leaves(Path(args.collect_leaves), name, _sampler_variants(args), args.machine,
+                              Path(args.output))
     proto = dict(PROTOCOLS[name])
     if args.n_chains is not None:
         proto["n_chains"] = args.n_chains
-    if args.prune_start != "paper":  # part of the protocol, so batches with different starts never merge
-        proto["prune_start"] = args.prune_start
-    if args.numpyro_step_size:
-        proto["step_size_search"] = False
-    if args.random_walk_splits:
-        proto["split_index_update"] = "random_walk"
-    if args.carry_mass:  # a string, so batches never merge with runs recorded when the mass was carried through
-        proto["carry_mass"] = CARRY_AFTER_BURNIN  # burn-in too (those record True)
+    proto.update(_sampler_variants(args))  # part of the protocol, so batches with other variants never merge
     first = 0
     seed = args.seed
     if args.chains is not None:
@@ -406,12 +418,79 @@ def main(argv=None, observer=None):
         seed = np.random.SeedSequence(args.seed, n_children_spawned=first)
     methods = [m for m in args.methods.split(",") if m]
     names = [d for d in args.datasets.split(",") if d]
+    if args.log_leaves:
+        if args.chains is None or proto["n_chains"] != 1 or len(methods) != 1 or methods[0] == "cgm" \
+                or args.n_jobs != 1:
+            raise SystemExit("--log-leaves runs one HMC chain: give --chains c:c+1, one of --methods hmc-df or "
+                             "hmc-dfi, and --n-jobs 1")
+        args.output = str(Path(args.log_leaves) / f"{name}_{methods[0]}_{first}")
+        observer = _leaf_logger(Path(args.log_leaves) / f"leaves_{methods[0]}_{first}.txt", observer)
     if args.quick:
         names = names[:2]
     with contextlib.ExitStack() as stack:
         if args.dask is not None:
             _enter_dask(stack, args.dask, args.n_jobs)
         return _run(args, name, proto, first, seed, methods, names, observer)
+
+
+def _sampler_variants(args):
+    """The sampler variants the command line asks for, as a protocol records them (only those not the default)."""
+    variants = {}
+    if args.prune_start != "paper":
+        variants["prune_start"] = args.prune_start
+    if args.numpyro_step_size:
+        variants["step_size_search"] = False
+    if args.random_walk_splits:
+        variants["split_index_update"] = "random_walk"
+    return variants
+
+
+def _leaf_logger(path, observer=None):
+    """An observer that writes, per iteration, the leaves of the tree the move is proposed from (the chain's tree
+    after the previous iteration) and the seconds since start, line-buffered, then calls ``observer``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    log = open(path, "w", buffering=1)  # closed when the process ends: the chain may be stopped by a time limit
+    start = time.perf_counter()
+
+    def observe(step):
+        log.write(f"{step.current_leaves} {time.perf_counter() - start:.2f}\n")
+        if observer is not None:
+            observer(step)
+
+    return observe
+
+
+def collect_leaves(outdir, protocol, variants, machine, output):
+    """Join the chains of ``outdir`` (``--log-leaves``) into one recorded run: the results of the chains that
+    finished and the logged tree sizes of those a time limit stopped."""
+    chains = {}
+    for method in ("hmc-df", "hmc-dfi"):
+        rows = []
+        for chain in range(100):
+            full = outdir / f"{protocol}_{method}_{chain}_traces.npz"
+            partial = outdir / f"leaves_{method}_{chain}.txt"
+            if full.exists():
+                leaves = np.load(full)[f"table1/cgm/{method}/n_leaves"][0]
+                result = json.loads((outdir / f"{protocol}_{method}_{chain}.json").read_text())
+                summary = result["table1"][method]["chains"][0]
+                rows.append({"chain": chain, "complete": True, "n_leaves": leaves.astype(int).tolist(),
+                             "seconds": result["table1"][method]["seconds"],
+                             "test_mse": summary["test_mse"], "acceptance": summary["acceptance"]})
+            elif partial.exists():
+                lines = np.loadtxt(partial, ndmin=2)
+                # line i holds the tree after iteration i-1; the last line's iteration may not have finished
+                rows.append({"chain": chain, "complete": False, "n_leaves": lines[1:, 0].astype(int).tolist(),
+                             "seconds": float(lines[-1, 1])})
+        chains[method] = rows
+    proto = dict(PROTOCOLS[protocol], **variants)
+    res = {"protocol_name": protocol, "protocol": proto, "machine": machine, "chains": chains,
+           "note": "n_leaves[i] is the tree size after iteration i; chains with complete=False were stopped by the "
+                   "wall-clock limit after len(n_leaves) iterations (burn-in ends at iteration "
+                   f"{proto['n_burnin']})."}
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.with_suffix(".json").write_text(json.dumps(res, separators=(",", ":")))
+    print(f"wrote {output.with_suffix('.json')}: " + ", ".join(
+        f"{m}: {len(r)} chains ({sum(c['complete'] for c in r)} complete)" for m, r in chains.items()))
 
 
 def _enter_dask(stack, address, n_jobs):
@@ -438,7 +517,7 @@ def _timed_here(run, args):
 
 def _run(args, name, proto, first, seed, methods, names, observer):
     t_start = time.perf_counter()
-    res = {"protocol_name": name, "protocol": proto, "seed": args.seed, "first_chain": first,
+    res = {"protocol_name": name, "protocol": proto, "seed": args.seed, "first_chain": first, "code": code_version(),
            "machine": f"{platform.machine()}, "
            f"n_jobs={args.n_jobs}" + ("" if args.dask is None else f", dask={args.dask}"), "table1": {}, "table2": {}}
     Xtr, ytr, Xte, yte = make_cgm(random_state=args.seed)

@@ -75,10 +75,10 @@ def test_cgm_on_the_real_data_runs_the_protocols_real_data_length(reproduce):
     assert (paper["cgm_real_iter"], paper["cgm_real_burnin"]) == (1000, 500)
 
 
-def test_leaf_trace_script_logs_the_chains_n_leaves_and_collects_partial_chains(tmp_path):
-    """trace_rjhmc_leaves.py: line i of the log is the tree size after iteration i - 1 of the very same chain."""
-    trace = load_script("trace_rjhmc_leaves")
-    trace.main(["run", str(tmp_path), "--method", "hmc-df", "--chain", "1", "--protocol", "quick"])
+def test_log_leaves_writes_the_chains_n_leaves_and_collect_leaves_joins_partial_chains(reproduce, tmp_path):
+    """--log-leaves: line i of the log is the tree size after iteration i - 1 of the very same chain."""
+    reproduce.main(["--quick", "--datasets", "", "--methods", "hmc-df", "--chains", "1:2", "--n-jobs", "1",
+                    "--prune-start", "reference", "--log-leaves", str(tmp_path)])
     logged = np.loadtxt(tmp_path / "leaves_hmc-df_1.txt", ndmin=2)
     full = np.load(tmp_path / "quick_hmc-df_1_traces.npz")["table1/cgm/hmc-df/n_leaves"][0]
     assert logged.shape == (len(full), 2) and logged[0, 0] == 2  # the chains start from a stump
@@ -90,27 +90,27 @@ def test_leaf_trace_script_logs_the_chains_n_leaves_and_collects_partial_chains(
     (partial / "leaves_hmc-dfi_0.txt").write_text("".join(f"{int(n)} {t}\n" for n, t in logged[:7]))
     for f in tmp_path.glob("quick_hmc-df_1*"):
         (partial / f.name).write_bytes(f.read_bytes())
-    trace.main(["collect", str(partial), "--protocol", "quick", "--machine", "test", "--output", str(partial / "run")])
+    reproduce.main(["--quick", "--prune-start", "reference", "--collect-leaves", str(partial), "--machine", "test",
+                    "--output", str(partial / "run")])
     res = json.loads((partial / "run.json").read_text())
     (df,), (dfi,) = res["chains"]["hmc-df"], res["chains"]["hmc-dfi"]
     assert df["complete"] and df["chain"] == 1 and df["n_leaves"] == full.tolist()
     assert not dfi["complete"] and dfi["n_leaves"] == logged[1:7, 0].astype(int).tolist()
     assert res["protocol"]["prune_start"] == "reference" and res["protocol"]["n_iter"] == 16
+    with pytest.raises(SystemExit, match="one HMC chain"):
+        reproduce.main(["--quick", "--datasets", "", "--methods", "hmc-df,hmc-dfi", "--chains", "0:1", "--n-jobs", "1",
+                        "--log-leaves", str(tmp_path / "x")])
+    with pytest.raises(SystemExit, match="--machine"):
+        reproduce.main(["--quick", "--collect-leaves", str(partial), "--output", str(partial / "run2")])
 
 
-def test_carry_mass_is_part_of_the_protocol_and_batches_with_it_never_merge_with_the_papers_sampler(reproduce,
-                                                                                                   tmp_path):
-    quick = ["--quick", "--n-jobs", "1", "--methods", "hmc-df", "--datasets", ""]
-    reproduce.main(quick + ["--chains", "0:1", "--carry-mass", "--output", str(tmp_path / "carried")])
-    res = json.loads((tmp_path / "carried.json").read_text())
-    # carried after burn-in only; runs recorded when it was carried through burn-in too say True
-    assert res["protocol"]["carry_mass"] == res["table1"]["hmc-df"]["settings"]["carry_mass"] == "after burn-in"
-    old = dict(res, protocol=dict(res["protocol"], carry_mass=True))
-    (tmp_path / "through_burnin.json").write_text(json.dumps(old))
-    with pytest.raises(SystemExit, match="carry_mass"):
-        reproduce.main(["--merge", str(tmp_path / "carried.json"), str(tmp_path / "through_burnin.json"),
-                        "--output", str(tmp_path / "mixed")])
-    reproduce.main(quick + ["--chains", "1:2", "--output", str(tmp_path / "plain")])
-    with pytest.raises(SystemExit, match="carry_mass"):
-        reproduce.main(["--merge", str(tmp_path / "carried.json"), str(tmp_path / "plain.json"),
+def test_merge_refuses_batches_run_with_different_sampler_variants(reproduce, tmp_path):
+    """A variant (here the positional prune start) is part of the protocol: its batches never merge with the
+    paper's sampler's."""
+    quick = ["--quick", "--n-jobs", "1", "--methods", "cgm", "--datasets", ""]
+    reproduce.main(quick + ["--chains", "0:1", "--output", str(tmp_path / "paper")])
+    reproduce.main(quick + ["--chains", "1:2", "--prune-start", "reference", "--output", str(tmp_path / "ref")])
+    assert json.loads((tmp_path / "ref.json").read_text())["protocol"]["prune_start"] == "reference"
+    with pytest.raises(SystemExit, match="prune_start"):
+        reproduce.main(["--merge", str(tmp_path / "paper.json"), str(tmp_path / "ref.json"),
                         "--output", str(tmp_path / "mixed")])

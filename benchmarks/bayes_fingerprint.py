@@ -1,8 +1,9 @@
 """Fingerprint of fixed-seed Bayesian-tree chains: one SHA-256 per case, to compare two commits bit for bit.
 
-Usage (the numbers must not change when the code is only reorganised)::
+Usage (the numbers must not change when the code is only reorganised; BASE is the git revision to compare
+against, e.g. ``HEAD`` before a change)::
 
-    git worktree add /tmp/base 5df643b
+    git worktree add /tmp/base BASE
     PYTHONPATH=/tmp/base python benchmarks/bayes_fingerprint.py > base.txt
     PYTHONPATH=$PWD python benchmarks/bayes_fingerprint.py > new.txt
     diff base.txt new.txt

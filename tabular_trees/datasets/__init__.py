@@ -14,7 +14,24 @@ downloads at run time. Every loader either *generates* its data exactly
   (:func:`load_breast_cancer_original`; :func:`load_rjhmc_real` adds RJHMC-Tree's splits, and
   :func:`rjhmc_paper_results` holds the numbers the paper published for them);
 - recorded runs: the results of long benchmark and reproduction runs that the research chapters show
-  ship inside this package (:func:`load_recorded_run`), so a chapter needs no file of the repository;
+  ship inside this package (:func:`load_recorded_run`), so a chapter needs no file of the repository.
+  Only runs a page of the book reads ship (283 KB in all):
+
+  ====================================  ==============================================================
+  recorded run                          read by
+  ====================================  ==============================================================
+  ``dte``                               chapter 9 (and its exercise 9.7), notes page 13
+  ``ntk``                               notes page 12
+  ``rjhmc_paper``                       chapter 10, notes page 14
+  ``rjhmc_paper_skip``                  notes page 14 (Table 1 run whole: 1.81 CPU-hours)
+  ``rjhmc_paper_reference_start``       chapter 10, notes page 14
+  ``rjhmc_long_table1``                 notes page 14 (the long protocol, k = 100)
+  ``rjhmc_long_reference_start``        notes page 14
+  ``rjhmc_long_numpyro_step_size``      notes page 14
+  ``rjhmc_long_random_walk_splits``     notes page 14
+  ``rjhmc_miniature_seeds``             chapter 10, notes page 14
+  ====================================  ==============================================================
+
 - generated exactly here: the UCI tic-tac-toe endgame set
   (:func:`make_tic_tac_toe`), the CGM data as RJHMC-Tree uses it (:func:`make_cgm`)
   and the decision-tree-embedding mixture of Shen et al. (:func:`make_dte_mixture`).

@@ -14,7 +14,8 @@ def test_choice_9_2():
 
 
 def test_integer_answers():
-    assert_verdicts("9.1", right=[-0.5], wrong=[0.5, 1])
+    n = int(reference("9.1"))
+    assert_verdicts("9.1", right=[n], close=[n + 2], wrong=[-0.5, 150 - n])
     t = int(reference("9.3"))
     assert_verdicts("9.3", right=[t], close=[t + 1], wrong=[t + 3])
     m, rank = reference("9.5")
@@ -23,7 +24,7 @@ def test_integer_answers():
 
 
 def test_reference_values_are_plausible():
-    assert reference("9.1") == -0.5
+    assert 0 < reference("9.1") < 150          # flowers of iris
     assert 2 <= reference("9.3") <= 10          # one tree of wine has only about four leaves
     assert abs(reference("9.4") - 0.1) < 1e-12
     m, rank = reference("9.5")

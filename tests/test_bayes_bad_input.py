@@ -91,22 +91,3 @@ def test_tree_posterior_refuses_a_theta_whose_density_is_not_a_float():
     assert post.log_posterior(tree, far, 0.01, on_overflow="return") == -np.inf
     with pytest.raises(ValueError, match="on_overflow"):
         post.logp(tree, theta, 0.01, on_overflow="ignore")
-
-
-def test_run_tree_nuts_inverse_mass():
-    rng = np.random.default_rng(0)
-    X = rng.random((40, 1))
-    post = bayes.TreePosterior(X, (X[:, 0] > 0.5) + 0.1 * rng.normal(size=40), "regression", use_simplex=False)
-    tree = bayes.SoftTree(1).grow(0, 0, 0.3, None, 0.5)
-    theta = post.pack(tree, sigma=1.0)
-    settings = bayes.NUTSSettings(n_warmup=60)
-    cold = bayes.run_tree_nuts(post, tree, theta, settings=settings, n_samples=5, seed=1)
-    unit = bayes.run_tree_nuts(post, tree, theta, settings=settings, n_samples=5, seed=1, inverse_mass=np.ones(4))
-    assert np.array_equal(cold.samples, unit.samples)   # None is the unit matrix, bit for bit
-    warm = bayes.run_tree_nuts(post, tree, theta, settings=settings, n_samples=5, seed=1,
-                               inverse_mass=cold.stats.inverse_mass)
-    assert warm.samples.shape == (5, 4) and np.all(np.isfinite(warm.samples))
-    for bad, error, words in [(np.ones(3), ValueError, r"shape \(4,\)"), (np.zeros(4), ValueError, "positive"),
-                              (np.full(4, np.nan), ValueError, "finite"), ("x", TypeError, "array of 4")]:
-        with pytest.raises(error, match=words):
-            bayes.run_tree_nuts(post, tree, theta, settings=settings, seed=1, inverse_mass=bad)

@@ -516,9 +516,8 @@ def test_burnin_leaf_draw_leaves_the_default_chain_and_the_sampling_phase_alone(
     assert RJHMCSettings().burnin_leaf_draw is False
 
 
-@pytest.mark.parametrize("use_simplex, task, carry", [(False, "regression", False), (True, "regression", True),
-                                                      (False, "classification", False)])
-def test_skipping_a_rejected_proposals_run_leaves_the_chain_unchanged(monkeypatch, use_simplex, task, carry):
+@pytest.mark.parametrize("use_simplex, task", [(False, "regression"), (True, "regression"), (False, "classification")])
+def test_skipping_a_rejected_proposals_run_leaves_the_chain_unchanged(monkeypatch, use_simplex, task):
     """After burn-in Eq. 18 is decided before the proposal's NUTS run, which is made only for an accepted jump.
     Against the same chain with every run made (Algorithm 1 as written): identical traces and samples, the same
     first run in every iteration, and the proposal's run missing exactly where a jump was rejected after burn-in."""
@@ -528,7 +527,7 @@ def test_skipping_a_rejected_proposals_run_leaves_the_chain_unchanged(monkeypatc
     X = rng.random((40, 2))
     y = 2.0 * (X[:, 0] > 0.5) + 0.1 * rng.normal(size=40) if task == "regression" else (X[:, 1] > 0.4).astype(int)
     post = TreePosterior(X, y, task, use_simplex=use_simplex)
-    sampler = RJHMCSettings(k_warmup=10, h_init=0.05, h_final=0.05, sampling_probs=(0.4, 0.4, 0.2), carry_mass=carry)
+    sampler = RJHMCSettings(k_warmup=10, h_init=0.05, h_final=0.05, sampling_probs=(0.4, 0.4, 0.2))
     runs, steps = {}, {}
     for skip in (True, False):
         monkeypatch.setattr(rjhmc, "_SKIP_UNUSED_PROPOSAL_RUNS", skip)

@@ -24,14 +24,13 @@ _Target.__doc__ = """The density NUTS samples: a ``_TreeData``, a ``_Topology`` 
 (``_new_workspace``); the softness h, which the warm-up changes, travels beside it."""
 
 _NutsConfig = namedtuple("_NutsConfig", "max_depth target_accept win_start win_end ramp_start ramp_end "
-                                        "h_init h_final split_update step_search step_size mass_prior_weight")
+                                        "h_init h_final split_update step_search step_size")
 _NutsConfig.__doc__ = """Settings of one NUTS run: tree-depth limit, target acceptance, the mass-matrix
 windows (first and last step of each, ``_schedule_arrays``), the h ramp (first and last
 step, −1 for none), h at its start and end, how split indices are updated (a ``SPLIT_*`` code), whether
 Stan's doubling heuristic picks the step size at the start and after each mass-matrix window
-(``False``: NumPyro's default, keep the adapted step size), the initial step size (the step size
-of every transition when there is no warm-up) and the weight, in draws, of the inverse mass in use when a window
-re-estimates it (0: Stan's rule, which shrinks the window's variances towards 10⁻³ with weight 5)."""
+(``False``: NumPyro's default, keep the adapted step size) and the initial step size (the step size
+of every transition when there is no warm-up)."""
 
 _NutsOutput = namedtuple("_NutsOutput", "samples feat_samples lps info")
 _NutsOutput.__doc__ = """Arrays a NUTS run fills: draws (n_samples, dim), split indices (n_samples, n_nodes),
@@ -423,10 +422,7 @@ def _run_nuts(theta0, seed, n_warmup, n_samples, cfg, data, topo, out, inv_mass0
             if middle and d > 0:
                 for i in range(d):
                     var = wm2[i] / (wn - 1) if wn > 1 else 1.0
-                    if cfg.mass_prior_weight > 0.0:
-                        inv_mass[i] = (wn * var + cfg.mass_prior_weight * inv_mass[i]) / (wn + cfg.mass_prior_weight)
-                    else:
-                        inv_mass[i] = (wn / (wn + 5.0)) * var + 1e-3 * (5.0 / (wn + 5.0))
+                    inv_mass[i] = (wn / (wn + 5.0)) * var + 1e-3 * (5.0 / (wn + 5.0))
                 wm[:] = 0.0
                 wm2[:] = 0.0
                 wn = 0

@@ -104,55 +104,41 @@ class RJHMCSettings:
         Target acceptance statistic of NUTS's step-size adaptation.
     prune_start : {"paper", "reference"}, default="paper"
         Where the NUTS run after a prune starts: the paper's rule (every surviving node keeps
-        its own values) or the authors' code's positional copy (see ``rjhmc_chain``).
+        its own values) or the authors' code's positional copy (see ``rjhmc_chain``). Used by the
+        notes page on the Bayesian reproduction (book/14) and chapter 10, which compare the recorded
+        runs ``rjhmc_long_reference_start`` and ``rjhmc_paper_reference_start`` with the paper's start
+        (``benchmarks/reproduce_rjhmc.py --prune-start reference``).
     step_size_search : bool, default=True
         NUTS picks its first step size, and re-picks it after every mass-matrix window, with
         Stan's doubling heuristic. ``False`` reproduces NumPyro's default, which the authors'
         code uses: dual averaging starts from step size 1 and keeps its value across windows.
+        Used by the notes page on the Bayesian reproduction (book/14; recorded run
+        ``rjhmc_long_numpyro_step_size``, ``reproduce_rjhmc.py --numpyro-step-size``).
     split_index_update : {"gibbs", "random_walk"}, default="gibbs"
         HMC-DF: how each split index is updated (in random order) before every NUTS
         transition. ``"gibbs"``: Liu's Metropolised Gibbs step, which proposes from the
         conditional without the current feature (p − 1 density evaluations per split).
         ``"random_walk"``: the authors' code's NumPyro ``DiscreteHMCGibbs(random_walk=True)``,
         which proposes a feature uniformly from all p and accepts by the Metropolis ratio (one
-        evaluation per split, slower mixing). Both leave the same posterior invariant.
+        evaluation per split, slower mixing). Both leave the same posterior invariant (the
+        prior-recovery tests check both). ``"random_walk"`` is used by the notes page on the Bayesian
+        reproduction (book/14; recorded run ``rjhmc_long_random_walk_splits``,
+        ``reproduce_rjhmc.py --random-walk-splits``).
     step_size : float, default=1.0
         NUTS's initial step size (NumPyro's default, which the authors' code uses): where the
         doubling heuristic or dual averaging starts. With ``k_warmup=0`` nothing is adapted and
         every NUTS transition uses this step size (and a unit mass matrix); each NUTS leg is then
-        exactly reversible, which is what the exact-posterior tests use.
+        exactly reversible, which is what the exact-posterior checks of the notes page on the
+        Bayesian reproduction (book/14) and of the tests use.
     burnin_leaf_draw : bool, default=False
         Regression, burn-in only (not in the paper or the authors' code): after every proposal,
         draw the proposed tree's leaf values from their Gaussian conditional given its splits and σ
         (the leaves are conjugate) before the second NUTS run, instead of the new leaf's prior draw.
         NUTS at a small softness moves leaf values slowly, so a grow that puts a split in the right
         place is otherwise judged with a leaf value far from its data. Burn-in uses the biased Eq. 19
-        and its samples are discarded, so the chain after burn-in is unchanged in law.
-    carry_mass : bool, default=False
-        Not in the paper or the authors' code: after burn-in, every NUTS run but the first starts its warm-up
-        from the diagonal inverse mass matrix the previous run adapted, instead of the unit matrix, mapped node
-        by node onto the run's tree (a grown node starts from the geometric mean of the other nodes' entries,
-        its children from the grown leaf's); each warm-up window then shrinks its estimate towards the mass in
-        use with a weight of 10 draws instead of towards 10⁻³. Burn-in is the plain sampler's, bit for bit.
-        The model, the moves and the acceptance rule are unchanged; only where each run's adaptation starts
-        is. With ``k_warmup=0`` nothing is adapted and the chain equals the one without it. Measured on the CGM
-        data at k = 500 (``benchmarks/bench_bayes.py --against`` at h = 0.001, ``bench_carry_mass.py`` with
-        Table 4's h): an HMC-DF sampling iteration costs a third to three fifths as much, an HMC-DFI one about
-        four fifths. Like the adaptation inside every warm-up (the paper's too), it makes each NUTS run depend
-        on more than its starting point, here on the chain's past as well, so it is not part of the paper's
-        algorithm. Why not in burn-in: carrying the mass from the first iteration (this option up to
-        round 15; recorded runs ``rjhmc_paper_carry_mass`` and ``rjhmc_paper_carry_mass_unit_start``) left 2
-        and 3 of the 20 HMC chains of Table 1 in a tree that misses a split, every one of them without its
-        split when burn-in ended; the plain sampler's recorded run, none. Table 1 with the option as it is now,
-        run whole (recorded run ``rjhmc_paper_carry_mass_after_burnin``): 2.0 CPU-hours, all 20 HMC chains at
-        the noise floor, with their default twins' tree sizes in every iteration but one; 1.8 CPU-hours for the
-        same chains since a rejected proposal's NUTS run is skipped (``rjhmc_paper_carry_mass_skip``), as much as
-        the default sampler's whole table costs with today's code (``rjhmc_paper_skip``). On Table 1's chains the
-        saving above does not appear: burn-in, which the option leaves alone, took 75 % (HMC-DF) and 58 % (HMC-DFI)
-        of the CPU time of a paper-protocol chain (one chain each, seed 5), and chains 5 and 6 of each method, run
-        at the same time with and without the option (``reproduce_rjhmc.py --protocol paper --datasets ''
-        --chains 5:7 [--carry-mass]``), cost 1.06× (HMC-DF) and 0.96× (HMC-DFI) with it. Off by default, so
-        that chains are the paper's sampler's.
+        and its samples are discarded, so the chain after burn-in is unchanged in law. Used by the
+        live miniature of chapter 10 and the notes page on the Bayesian reproduction (book/14;
+        recorded run ``rjhmc_miniature_seeds``).
 
     Examples
     --------
@@ -177,13 +163,11 @@ class RJHMCSettings:
     split_index_update: str = "gibbs"
     step_size: float = 1.0
     burnin_leaf_draw: bool = False
-    carry_mass: bool = False
 
     def __post_init__(self):
-        for name in ("burnin_leaf_draw", "carry_mass"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}.")
-            _set(self, name, bool(getattr(self, name)))
+        if not isinstance(self.burnin_leaf_draw, (bool, np.bool_)):
+            raise TypeError(f"burnin_leaf_draw must be True or False, got {self.burnin_leaf_draw!r}.")
+        _set(self, "burnin_leaf_draw", bool(self.burnin_leaf_draw))
         _set(self, "k_warmup", check_int(self.k_warmup, "k_warmup", min_val=0, max_val=10**6))
         for name in ("h_init", "h_final"):
             if getattr(self, name) is not None:

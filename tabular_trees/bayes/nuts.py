@@ -34,7 +34,7 @@ import time
 
 import numpy as np
 
-from .._validation import check_int, check_real
+from .._validation import check_int
 from ._codes import GAUSS, SPLIT_FIXED, SPLIT_UPDATE_CODE
 from ._nuts_kernels import _NutsConfig, _NutsOutput, _run_nuts
 from ._posterior_kernels import _Topology, _TreeData
@@ -178,22 +178,7 @@ def _schedule_arrays(n_warmup):
     return ws, we, rs, re
 
 
-def _check_inverse_mass(inverse_mass, dim):
-    try:
-        m = np.array(inverse_mass, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"inverse_mass must be an array of {dim} positive floats or None, "
-                        f"got {inverse_mass!r}.") from None
-    if m.shape != (dim,):
-        raise ValueError(f"inverse_mass must have shape ({dim},) (one entry per parameter of theta0), got {m.shape}; "
-                         "pass a previous run's stats.inverse_mass for the same tree, or None for the unit matrix.")
-    if not np.all(np.isfinite(m) & (m > 0)):
-        raise ValueError("inverse_mass must be finite and positive in every entry; pass None for the unit matrix.")
-    return m
-
-
-def run_tree_nuts(posterior, tree, theta0, *, settings, n_samples=1, seed=0, inverse_mass=None,
-                  mass_prior_weight=0.0):
+def run_tree_nuts(posterior, tree, theta0, *, settings, n_samples=1, seed=0):
     """NUTS (HMC-within-Gibbs for HMC-DF) on the parameters of a fixed tree topology.
 
     Parameters
@@ -212,16 +197,6 @@ def run_tree_nuts(posterior, tree, theta0, *, settings, n_samples=1, seed=0, inv
         Draws kept after warm-up.
     seed : int, default=0
         Seed of the compiled generator (0 ≤ seed < 2**32); a run is a deterministic function of it.
-    inverse_mass : array of shape (dim,) or None, default=None
-        Diagonal inverse mass matrix the warm-up starts from (its first window uses it; the later windows
-        re-estimate it from the draws, as Stan does). ``None`` is the unit matrix, as in Stan and NumPyro; a
-        previous run's ``stats.inverse_mass`` on the same parameters warm-starts the adaptation
-        (``benchmarks/profile_nuts_warmup.py`` measures what that saves).
-    mass_prior_weight : float, default=0.0
-        With ``inverse_mass`` given: the weight, in draws, of the inverse mass in use when a warm-up window
-        re-estimates it (the estimate is ``(n·var + w·m)/(n + w)`` for a window of ``n`` draws), so a good
-        starting matrix is not thrown away by a short window. 0 (and always without ``inverse_mass``) is
-        Stan's rule, which shrinks the window's variances towards 10⁻³ with weight 5.
 
     Returns
     -------
@@ -252,19 +227,16 @@ def run_tree_nuts(posterior, tree, theta0, *, settings, n_samples=1, seed=0, inv
         raise TypeError("theta0 must be a 1-D array of floats (the starting point; see TreePosterior.pack), "
                         "got None.")
     (theta0,) = posterior.check_state(tree, theta0, theta_name="theta0")
-    mass_prior_weight = check_real(mass_prior_weight, "mass_prior_weight", min_val=0.0, max_val=1e6)
     ws, we, rs, re = _schedule_arrays(settings.n_warmup)
     split_update = SPLIT_FIXED if posterior.use_simplex else SPLIT_UPDATE_CODE[settings.split_index_update]
     cfg = _NutsConfig(settings.max_tree_depth, settings.target_accept, ws, we, rs, re, settings.h_init,
-                      settings.h_final, split_update, settings.step_size_search, settings.step_size,
-                      0.0 if inverse_mass is None else float(mass_prior_weight))
+                      settings.h_final, split_update, settings.step_size_search, settings.step_size)
     out = _NutsOutput(np.zeros((n_samples, theta0.shape[0])), np.zeros((n_samples, tree.n_nodes), dtype=np.int64),
                       np.zeros(n_samples), np.zeros(6))
     data, topo = posterior.kernel_inputs(tree, feature=tree.feature.copy())
     t0 = time.perf_counter()
     d = theta0.shape[0]
-    inv_mass0 = np.ones(d) if inverse_mass is None else _check_inverse_mass(inverse_mass, d)
-    inv_mass = _run_nuts(theta0, int(seed), settings.n_warmup, n_samples, cfg, data, topo, out, inv_mass0)
+    inv_mass = _run_nuts(theta0, int(seed), settings.n_warmup, n_samples, cfg, data, topo, out, np.ones(d))
     seconds = time.perf_counter() - t0
     return NUTSResult(samples=out.samples, features=out.feat_samples, log_densities=out.lps,
                       stats=_stats(out.info, inv_mass, seconds))
@@ -291,7 +263,7 @@ def _sample_gaussian(mean, cov, *, n_warmup=500, n_samples=1000, seed=0, max_tre
     n_samples = check_int(n_samples, "n_samples", min_val=1)
     ws, we, rs, re = _schedule_arrays(n_warmup)
     i1 = np.zeros(1, dtype=np.int64)
-    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, -1, -1, 1.0, 1.0, SPLIT_FIXED, True, 1.0, 0.0)
+    cfg = _NutsConfig(max_tree_depth, target_accept, ws, we, -1, -1, 1.0, 1.0, SPLIT_FIXED, True, 1.0)
     data = _TreeData(GAUSS, prec, np.zeros(1), mean, np.zeros(1), np.zeros((1, 1)), np.zeros(5), np.ones(1))
     topo = _Topology(i1 - 1, i1 - 1, i1.copy(), i1, i1)
     out = _NutsOutput(np.zeros((n_samples, d)), np.zeros((n_samples, 1), dtype=np.int64), np.zeros(n_samples),

@@ -46,14 +46,9 @@ __all__ = ["rjhmc_chain"]
 
 _MOVES = MOVE_NAMES[MOVE_GROW:MOVE_STAY + 1]  # the moves RJHMC-Tree proposes
 
-_State = namedtuple("_State", "tree theta sigma log_posterior inverse_mass")
+_State = namedtuple("_State", "tree theta sigma log_posterior")
 _State.__doc__ = """A chain's state: the tree (constrained parameters, split indices), its unconstrained
-vector θ, the noise σ (None for classification), the constrained log-posterior at the chain's h and the
-diagonal inverse mass matrix its last NUTS run adapted (θ's layout; None where nothing is carried)."""
-
-# weight, in draws, of the carried inverse mass when a warm-up window re-estimates it (carry_mass=True);
-# on posterior-sized CGM trees (benchmarks/profile_nuts_warmup.py) 10 needed the fewest leapfrog steps of 0, 10, 50, 200
-_CARRIED_MASS_WEIGHT = 10.0
+vector θ, the noise σ (None for classification) and the constrained log-posterior at the chain's h."""
 
 # After burn-in a rejected proposal's NUTS run is skipped (its draw would be discarded and Eq. 18 does not use it);
 # False makes every run, as Algorithm 1 is written: the tests check that both give the same chain.
@@ -116,7 +111,7 @@ def _propose_move(posterior, tree, move, probs, rng, prune_start="paper"):
     Returns ``(new_tree, log_q_ratio, move_done)`` where ``log_q_ratio`` is
     log q_nm(x' | x'') − log q_mn(x'' | x') including the densities of the drawn
     parameters, and ``move_done`` is the move actually made (a prune of a single-leaf
-    tree becomes a stay). :func:`_propose` also returns the node the move changed.
+    tree becomes a stay).
 
     Examples
     --------
@@ -126,12 +121,6 @@ def _propose_move(posterior, tree, move, probs, rng, prune_start="paper"):
     >>> t.n_leaves, mv
     (2, 'grow')
     """
-    return _propose(posterior, tree, move, probs, rng, prune_start)[:3]
-
-
-def _propose(posterior, tree, move, probs, rng, prune_start="paper"):
-    """:func:`_propose_move`'s ``(new_tree, log_q_ratio, move_done)`` and the node the move changed: the grown
-    leaf, the pruned node (ids of ``tree``), or −1 for a stay."""
     if move not in _MOVES:
         raise ValueError(f"move must be one of {_MOVES}, got {move!r}.")
     if not isinstance(rng, np.random.Generator):
@@ -157,11 +146,11 @@ def _propose(posterior, tree, move, probs, rng, prune_start="paper"):
         new = tree.grow(leaf, feat, tau, simplex, value)
         n_f = new.prunable_nodes().shape[0]
         log_q = math.log(p_prune / n_f) - math.log(p_grow / k) - _log_prior_new(posterior, feat, tau, simplex, value)
-        return new, log_q, "grow", leaf
+        return new, log_q, "grow"
     if move == "prune":
         cand = tree.prunable_nodes()
         if cand.shape[0] == 0:
-            return tree.copy(), 0.0, "stay", -1
+            return tree.copy(), 0.0, "stay"
         node = int(rng.choice(cand))
         new, removed = tree.prune(node)
         if prune_start == "reference":
@@ -171,8 +160,8 @@ def _propose(posterior, tree, move, probs, rng, prune_start="paper"):
                  + _log_prior_new(posterior, removed["feature"], removed["threshold"], removed["simplex"],
                                   removed["right_value"])
                  - math.log(p_prune / cand.shape[0]))
-        return new, log_q, "prune", node
-    return tree.copy(), 0.0, "stay", -1
+        return new, log_q, "prune"
+    return tree.copy(), 0.0, "stay"
 
 
 def _init_state(posterior, rng):
@@ -225,79 +214,14 @@ def _leg_seed(rng):
     return int(rng.integers(2**31 - 1))
 
 
-def _nuts_leg(posterior, tree, theta, settings, h, seed, inverse_mass=None, carry=False):
-    """One NUTS run (warm-up + one draw) from ``(tree, theta)``; returns the new ``_State`` and the run's stats.
-
-    ``inverse_mass`` (θ's layout) is where the warm-up's mass adaptation starts, carried from the chain's last run
-    (``RJHMCSettings(carry_mass=True)``); None starts from the unit matrix with Stan's window rule. With ``carry``
-    the new state holds the adapted inverse mass for the next run.
-    """
-    res = run_tree_nuts(posterior, tree, theta, settings=settings, seed=seed,
-                        inverse_mass=inverse_mass,
-                        mass_prior_weight=0.0 if inverse_mass is None else _CARRIED_MASS_WEIGHT)
+def _nuts_leg(posterior, tree, theta, settings, h, seed):
+    """One NUTS run (warm-up + one draw) from ``(tree, theta)``; returns the new ``_State`` and the run's stats."""
+    res = run_tree_nuts(posterior, tree, theta, settings=settings, seed=seed)
     new = tree.copy()
     new.feature = res.features[0].copy()
     new, sigma = posterior.unpack(new, res.samples[0])
     theta = res.samples[0]
-    carried = res.stats.inverse_mass if carry else None
-    return _State(new, theta, sigma, posterior.log_posterior(new, theta, h, on_overflow="return"), carried), res.stats
-
-
-def _proposal_leg(posterior, moved, tree2, theta2, move, node, settings, h, seed, carry):
-    """Step 5, the NUTS run on the proposal x'' -> x*, its warm-up starting from ``moved``'s carried mass mapped onto
-    the proposed tree (``carry_mass``); returns the new ``_State`` and the run's stats."""
-    mass2 = None if moved.inverse_mass is None else \
-        _carry_inverse_mass(posterior, moved.tree, tree2, move, node, moved.inverse_mass)
-    return _nuts_leg(posterior, tree2, theta2, settings, h, seed, mass2, carry)
-
-
-def _node_masses(posterior, tree, inverse_mass):
-    """A θ-layout inverse mass as per-node arrays ``(threshold, simplex, value, sigma)`` (nodes of ``tree``)."""
-    inner, leaves = tree.internal_nodes(), tree.leaves()
-    n_int, q = inner.shape[0], posterior.n_features - 1 if posterior.use_simplex else 0
-    thr = np.ones(tree.n_nodes)
-    smp = np.ones((tree.n_nodes, q))
-    val = np.ones(tree.n_nodes)
-    thr[inner] = inverse_mass[:n_int]
-    off = n_int
-    if q:
-        smp[inner] = inverse_mass[off:off + n_int * q].reshape(n_int, q)
-        off += n_int * q
-    sigma = 1.0
-    if posterior.regression:
-        val[leaves] = inverse_mass[off:off + leaves.shape[0]]
-        sigma = inverse_mass[off + leaves.shape[0]]
-    return thr, smp, val, sigma
-
-
-def _carry_inverse_mass(posterior, old, new, move, node, inverse_mass):
-    """The inverse mass adapted on ``old`` mapped onto ``new``, the tree ``move`` made from it by growing or
-    pruning ``node`` (:func:`_propose`), in θ's layout of ``new``.
-
-    Nodes that both trees have keep their entries. A grown node's threshold (and simplex) entries start from the
-    geometric mean of the old tree's (1 where it had none), and both its children start from the grown leaf's
-    value entry; after a prune the merged leaf keeps its left child's value entry, as its value does.
-    """
-    thr, smp, val, sigma = _node_masses(posterior, old, inverse_mass)
-    inner = old.internal_nodes()
-    if move == "grow":  # old ids kept, two leaves appended (SoftTree.grow)
-        thr = np.append(thr, [1.0, 1.0])
-        smp = np.vstack([smp, np.ones((2, smp.shape[1]))])
-        val = np.append(val, [val[node], val[node]])
-        thr[node] = math.exp(np.mean(np.log(thr[inner]))) if inner.size else 1.0
-        if smp.shape[1]:
-            smp[node] = np.exp(np.mean(np.log(smp[inner]), axis=0)) if inner.size else 1.0
-    elif move == "prune":  # the node's children go, the others keep their order (SoftTree.prune)
-        keep = np.ones(old.n_nodes, dtype=bool)
-        keep[[old.left[node], old.right[node]]] = False
-        val[node] = val[old.left[node]]
-        thr, smp, val = thr[keep], smp[keep], val[keep]
-    parts = [thr[new.internal_nodes()]]
-    if posterior.use_simplex:
-        parts.append(smp[new.internal_nodes()].ravel())
-    if posterior.regression:
-        parts += [val[new.leaves()], [sigma]]
-    return np.concatenate(parts)
+    return _State(new, theta, sigma, posterior.log_posterior(new, theta, h, on_overflow="return")), res.stats
 
 
 def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=None, record_topologies=False,
@@ -380,8 +304,7 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
     tree, sigma = _init_state(posterior, rng) if init is None else _check_init(posterior, init)
     theta = posterior.pack(tree, sigma)
     h = nuts.h_final
-    # nothing adapted yet: the first NUTS run starts from the unit matrix with Stan's rule, as without carry_mass
-    state = _State(tree, theta, sigma, posterior.log_posterior(tree, theta, h, on_overflow="return"), None)
+    state = _State(tree, theta, sigma, posterior.log_posterior(tree, theta, h, on_overflow="return"))
     tr_leaves = np.zeros(n_iter, dtype=np.int64)
     tr_lp = np.zeros(n_iter)
     tr_move = np.zeros(n_iter, dtype=np.int64)
@@ -395,15 +318,11 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         t_start = time.perf_counter()
         burn = it < n_burnin
         probs = sampler.warmup_probs if burn else sampler.sampling_probs
-        # carry_mass: burn-in runs every NUTS leg from the unit matrix (carrying through burn-in lost chains in a
-        # misplaced split, see RJHMCSettings); the first sampling leg starts cold and carries its adapted mass on
-        carry = sampler.carry_mass and not burn
         # 1. HMC on the current tree: x -> x'
-        moved, stats1 = _nuts_leg(posterior, state.tree, state.theta, nuts, h, _leg_seed(rng), state.inverse_mass,
-                                  carry)
+        moved, stats1 = _nuts_leg(posterior, state.tree, state.theta, nuts, h, _leg_seed(rng))
         # 2-4. topology move with prior draws: x' -> x''
         move = _MOVES[int(rng.choice(3, p=np.asarray(probs)))]
-        tree2, log_q, move, node = _propose(posterior, moved.tree, move, probs, rng, sampler.prune_start)
+        tree2, log_q, move = _propose_move(posterior, moved.tree, move, probs, rng, sampler.prune_start)
         if burn and sampler.burnin_leaf_draw and posterior.regression:
             tree2 = _leaf_values_given_splits(posterior, tree2, moved.sigma, h, rng)
         theta2 = posterior.pack(tree2, moved.sigma)
@@ -415,7 +334,7 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
         lp_x, lp_x1 = state.log_posterior, moved.log_posterior
         stats2 = None
         if burn:  # Eq. 19 judges the proposal's NUTS draw x*
-            proposal, stats2 = _proposal_leg(posterior, moved, tree2, theta2, move, node, nuts, h, seed2, carry)
+            proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, seed2)
             log_alpha = proposal.log_posterior - lp_x + log_q
         else:
             # Eq. 18 with π* = the HMC targets: π(x*) and π(x) cancel, so the ratio is known before the proposal's
@@ -423,12 +342,10 @@ def rjhmc_chain(posterior, *, n_iter, n_burnin, seed, sampler=None, observer=Non
             log_alpha = lp_x2 + log_q - lp_x1
         accept = bool(np.isfinite(log_alpha) and math.log(rng.random()) < min(0.0, log_alpha))
         if not burn and (accept or not _SKIP_UNUSED_PROPOSAL_RUNS):
-            proposal, stats2 = _proposal_leg(posterior, moved, tree2, theta2, move, node, nuts, h, seed2, carry)
+            proposal, stats2 = _nuts_leg(posterior, tree2, theta2, nuts, h, seed2)
         current_leaves = state.tree.n_leaves
         if accept:
             state = proposal
-        elif moved.inverse_mass is not None:  # stay at x; carry the mass adapted on x's topology (the first run)
-            state = state._replace(inverse_mass=moved.inverse_mass)
         tr_leaves[it] = state.tree.n_leaves
         tr_lp[it] = state.log_posterior
         tr_move[it] = MOVE_CODE[move]

@@ -459,8 +459,9 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
     ``y_mean_ + y_scale_ * (f(x; theta) - f(x; theta_0))``. The mean acts as an intercept, and
     ``learning_rate`` and the initialisation keep their meaning whatever the units of ``y``:
     shifting or rescaling ``y`` shifts or rescales the predictions by the same amount.
-    Gradient descent that overflows (a far too large ``learning_rate``) raises a
-    ``ValueError``; a final training loss above the initial one gives a ``ConvergenceWarning``.
+    Gradient descent that diverges (a too large ``learning_rate``: outputs that overflow, or a final
+    training loss above the initial one, i.e. worse than predicting the mean of ``y``) raises a
+    ``ValueError`` that names ``learning_rate``; no diverged model is kept.
     The features are not rescaled (the routing ``sigmoid(alpha (w.x + b))`` depends on their
     scale: standardise them); ``fit`` refuses features beyond 1e150 in magnitude, where a
     gradient step on ``w`` (proportional to ``x``) moves ``w.x`` by ``x^2`` and overflows float64.
@@ -544,7 +545,7 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
                                     "w.x by about X^2, which overflows float64 (|X| must stay below 1e150)")
         ens = SoftTreeEnsemble(perfect_tree((None,) * p["depth"]), p["n_trees"], n_features=X.shape[1],
                                mode=p["mode"], alpha=p["alpha"], beta=p["beta"], random_state=p["random_state"])
-        self.y_mean_ = float(np.mean(y))
+        y_mean = float(np.mean(y))
         with np.errstate(over="ignore"):  # an overflow is handled just below
             sd = float(np.std(y))
         if not np.isfinite(sd):
@@ -552,20 +553,24 @@ class SoftTreeRegressor(RegressorMixin, BaseEstimator):
             # on y divided by its largest magnitude (ordinary targets never take this path)
             peak = float(np.max(np.abs(y)))
             sd = peak * float(np.std(y / peak))
-        self.y_scale_ = sd if sd > 0 else 1.0  # a constant target has no scale: keep unit scale
-        ys = (y - self.y_mean_) / self.y_scale_
-        self.init_params_ = ens.get_params_vector()
+        y_scale = sd if sd > 0 else 1.0  # a constant target has no scale: keep unit scale
+        ys = (y - y_mean) / y_scale
+        init_params = ens.get_params_vector()
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)  # reported once, below, on the whole curve
+            warnings.simplefilter("ignore", ConvergenceWarning)  # judged once, below, on the whole curve
             _, out = ens.fit_gd(X, ys, learning_rate=p["learning_rate"], n_steps=p["n_iter"], reduction="mean")
-        self.loss_curve_ = np.mean((out - ys[None]) ** 2, axis=1)
-        if p["n_iter"] > 0 and not self.loss_curve_[-1] <= self.loss_curve_[0]:
-            warnings.warn(
-                f"training loss rose from {self.loss_curve_[0]:.3g} to {self.loss_curve_[-1]:.3g}: gradient "
-                f"descent diverges with learning_rate={self.learning_rate!r}; use a smaller learning_rate.",
-                ConvergenceWarning,
-                stacklevel=2,
+        with np.errstate(over="ignore"):  # a loss that overflows is a diverged fit, refused just below
+            loss_curve = np.mean((out - ys[None]) ** 2, axis=1)
+        if p["n_iter"] > 0 and not loss_curve[-1] <= loss_curve[0]:
+            # the initial output predicts the mean of y everywhere: a fit that ends worse than that is no
+            # result, and the estimator keeps no attribute of it
+            raise ValueError(
+                f"gradient descent diverged: the training mean squared error (standardised target) rose from "
+                f"{loss_curve[0]:.3g} at step 0 to {loss_curve[-1]:.3g} after {p['n_iter']} steps with "
+                f"learning_rate={self.learning_rate!r}, so the fit predicts worse than the mean of y; use a smaller "
+                f"learning_rate (e.g. learning_rate={self.learning_rate / 10:.3g})."
             )
+        self.y_mean_, self.y_scale_, self.init_params_, self.loss_curve_ = y_mean, y_scale, init_params, loss_curve
         self.ensemble_ = ens
         return self
 

@@ -139,7 +139,7 @@ def _specs():
         lambda d, h: datasets.load_breast_cancer_original(**h)[0], bad_hyper=[("missing", "guess")])
     S["datasets.load_rjhmc_real"] = Spec(lambda d, h: datasets.load_rjhmc_real(h.get("name", "iris"))[0],
                                          bad_hyper=[("name", "nope"), ("name", 3)])
-    S["datasets.load_recorded_run"] = Spec(lambda d, h: datasets.load_recorded_run(h.get("name", "tree")) and 0.0,
+    S["datasets.load_recorded_run"] = Spec(lambda d, h: datasets.load_recorded_run(h.get("name", "dte")) and 0.0,
                                            bad_hyper=[("name", "nope"), ("name", "../x"), ("name", 3)])
     # -- tree
     S["tree.node_impurity"] = Spec(lambda d, h: tree.node_impurity(d["y"], **h), {"y": Y_REG}, {"y": "vec"},
@@ -666,14 +666,15 @@ def test_sklearn_dataframe_column_names_check(name):
         check_dataframe_column_names_consistency(spec.estimator.__name__, _small(spec.estimator))
 
 
-# ----------------------------------------------------------------------------- round two
-# Issue 25, "Bad input, round two": extreme but finite inputs are either handled (a right answer) or
-# refused with an error that names the argument; a fit that diverges says so; generators validate their
-# arguments when called. Each case is (call, expectation):
+# ----------------------------------------------------------------------------- extreme inputs
+# Extreme but finite inputs are either handled (a right answer) or refused with an error that names the
+# argument; a fit that diverges says so; generators validate their arguments when called. Each case is
+# (call, expectation):
 #   ("raise", arg)         a ValueError/TypeError whose message names ``arg`` (as a word)
-#   ("diverges", arg)      a ValueError or a ConvergenceWarning whose message names ``arg``
+#   ("diverges", arg)      a ValueError or a ConvergenceWarning whose message names ``arg`` (a recorded
+#                          trajectory such as SoftTreeEnsemble.fit_gd's may end with a warning)
 #   ("right", check)       no error, and ``check(output)`` holds (the right answer, not just a finite one)
-def _round_two():
+def _extreme_cases():
     from sklearn.datasets import load_iris
 
     from tabular_trees import bayes, boosting, dte, mkl, ntk, soft_trees
@@ -720,17 +721,22 @@ def _round_two():
         "soft-X-sign-1e300": (lambda: soft(huge, Y_REG), ("raise", "X")),
         "soft-y-1e300-rescales": (lambda: soft(X4, Y_REG * 1e300) / 1e300,
                                   ("right", lambda p: np.allclose(p, soft(X4, Y_REG), rtol=1e-9))),
-        "soft-learning_rate-50": (lambda: soft(X4, Y_REG, learning_rate=50.0), ("diverges", "learning_rate")),
-        "soft-learning_rate-1e6": (lambda: soft(X4, Y_REG, learning_rate=1e6), ("diverges", "learning_rate")),
+        # a diverging soft-tree fit is no result: the regressor raises (loss above its initial value, or overflow)
+        "soft-learning_rate-50": (lambda: soft(X4, Y_REG, learning_rate=50.0), ("raise", "learning_rate")),
+        "soft-learning_rate-1e6": (lambda: soft(X4, Y_REG, learning_rate=1e6), ("raise", "learning_rate")),
         "soft-learning_rate-1e6-long": (lambda: soft(X4, Y_REG, learning_rate=1e6, n_iter=60),
-                                        ("diverges", "learning_rate")),
+                                        ("raise", "learning_rate")),
         "SoftTreeEnsemble-fit_gd-learning_rate-1e6": (
             lambda: soft_trees.SoftTreeEnsemble(soft_trees.perfect_tree((None,)), n_trees=4, n_features=3,
                                                 random_state=0).fit_gd(X4, Y_REG, learning_rate=1e6, n_steps=5),
             ("diverges", "learning_rate")),
         "ntk_trajectory-discrete-learning_rate-1e6": (
             lambda: ntk.ntk_trajectory(H, H, Xn[:, 0], learning_rate=1e6, steps=[10], discrete=True),
-            ("diverges", "learning_rate")),
+            ("raise", "learning_rate")),
+        "ntk_trajectory-discrete-just-above-2-over-lambda_max": (
+            lambda: ntk.ntk_trajectory(H, H, Xn[:, 0], learning_rate=2.02 / np.linalg.eigvalsh(H)[-1], steps=[3],
+                                       discrete=True),
+            ("raise", "learning_rate")),
         "ntk_trajectory-discrete-stable": (
             lambda: ntk.ntk_trajectory(H, H, Xn[:, 0], learning_rate=1.0 / np.linalg.eigvalsh(H)[-1],
                                        steps=[0, 10_000], discrete=True),
@@ -793,20 +799,45 @@ def _round_two():
             lambda: bayes.CGMPosterior(Xb, -(np.arange(30) % 2), "classification"), ("raise", "y")),
         "CGMPosterior-codes-beyond-n_classes": (
             lambda: bayes.CGMPosterior(Xb, np.arange(30) % 3, "classification", n_classes=2), ("raise", "y")),
+        # a tree whose arrays hold NaN or infinity has no posterior density: named, not NaN or -inf
+        "TreePosterior-log_posterior-nan-threshold": (lambda: _posterior_of_broken_tree("threshold", 0, np.nan),
+                                                      ("raise", "tree.threshold")),
+        "TreePosterior-log_posterior-inf-leaf-value": (lambda: _posterior_of_broken_tree("value", 2, np.inf),
+                                                       ("raise", "tree.value")),
+        "TreePosterior-log_posterior-nan-simplex": (lambda: _posterior_of_broken_tree("simplex", (1, 0), np.nan),
+                                                    ("raise", "tree.simplex")),
         "TreePosterior-negative-codes": (
             lambda: TreePosterior(Xb, -(np.arange(30) % 2), "classification", use_simplex=False), ("raise", "y")),
     }
     return C
 
 
-ROUND_TWO = _round_two()
+def _posterior_of_broken_tree(attr, index, value):
+    """TreePosterior.log_posterior of a valid theta on a depth-1 tree whose ``attr[index]`` is set to ``value``."""
+    from tabular_trees.bayes.posterior import TreePosterior
+    from tabular_trees.bayes.soft_split_tree import SoftTree
+
+    X = np.random.default_rng(5).random((20, 2))
+    post = TreePosterior(X, X[:, 0], "regression", use_simplex=False)
+    tree = SoftTree(2).grow(0, 0, 0.5, None, 1.0)
+    theta = post.pack(tree, sigma=1.0)
+    getattr(tree, attr)[index] = value
+    return post.log_posterior(tree, theta, 0.1)
 
 
-@pytest.mark.parametrize("case", sorted(ROUND_TWO))
-def test_bad_input_round_two(case):
+def test_log_posterior_of_a_finite_tree_stays_finite():
+    # the control of the broken-tree cases above (outside their time limit: the first call compiles the density)
+    assert np.isfinite(_posterior_of_broken_tree("value", 2, 0.5))
+
+
+EXTREME_CASES = _extreme_cases()
+
+
+@pytest.mark.parametrize("case", sorted(EXTREME_CASES))
+def test_extreme_input_is_handled_or_refused(case):
     from sklearn.exceptions import ConvergenceWarning
 
-    call, (kind, what) = ROUND_TWO[case]
+    call, (kind, what) = EXTREME_CASES[case]
     t0 = time.perf_counter()
     if kind in ("raise", "diverges"):
         with warnings.catch_warnings():
@@ -828,7 +859,7 @@ def test_bad_input_round_two(case):
 
 
 # ----------------------------------------------------------------------------- boosting and soft trees
-# Issue 25: the losses' base scores validate y like the other loss methods (numbers, class codes in
+# The losses' base scores validate y like the other loss methods (numbers, class codes in
 # range), and a fit without y says so in scikit-learn's words rather than failing to unpack.
 def _boosting_soft_tree_cases():
     from tabular_trees import boosting, soft_trees
@@ -850,7 +881,7 @@ def _boosting_soft_tree_cases():
 
 
 # ----------------------------------------------------------------------------- NTK: one validation path
-# Issue 25: the NTK functions validate through _validation's plain-function path (as_float_matrix,
+# The NTK functions validate through _validation's plain-function path (as_float_matrix,
 # as_kernel_matrix, as_finite_array); each bad argument is named, and generators check at call time.
 def _ntk_validation_cases():
     from tabular_trees import ntk
@@ -884,7 +915,7 @@ def _ntk_validation_cases():
     }
 
 
-# Both tables of issue 25's one-validation-path cases: each call fails with an error that names its argument.
+# Both tables of one-validation-path cases: each call fails with an error that names its argument.
 _NAMED_INPUT_TABLES = {"boosting_soft_tree": _boosting_soft_tree_cases, "ntk": _ntk_validation_cases}
 
 

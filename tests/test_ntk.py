@@ -316,7 +316,7 @@ def test_bank_with_discrete_and_continuous_features(mode):
             assert np.allclose(B[k], ntk.oblivious_ntk(A, B_, features=fs, mode=mode), rtol=1e-12, atol=1e-12)
 
 
-# ------------------------------------------------------------------ structure (issue 25)
+# ------------------------------------------------------------------ structure
 def test_compiled_code_takes_records_and_lives_in_the_kernel_module():
     """numba functions only in ntk._ntk_kernels, each cached and with at most 10 parameters; Python ones at most 12."""
     import importlib
@@ -342,3 +342,32 @@ def test_public_names_are_the_package_face():
     assert {"oblique_ntk", "oblivious_ntk", "axis_aligned_ntk", "kernel_bank"} <= set(face.__all__)
     for name in face.__all__:
         assert callable(getattr(face, name)), name
+
+
+# ------------------------------------------------------------------ discrete trajectory: divergence refused
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+def test_discrete_trajectory_refuses_a_step_above_two_over_lambda_max(reduction):
+    X = np.random.default_rng(11).normal(size=(9, 3))
+    H = ntk.oblique_ntk(X, depth=2)
+    y = X[:, 0]
+    lam_max = np.linalg.eigvalsh(H)[-1]
+    bound = 2.0 / lam_max * (X.shape[0] if reduction == "mean" else 1.0)  # in units of learning_rate
+    # just below the bound: finite and converging (slowly, the slowest direction oscillates)
+    F = ntk.ntk_trajectory(H, H, y, learning_rate=0.99 * bound, steps=[0, 50], reduction=reduction, discrete=True)
+    assert np.all(np.isfinite(F)) and np.allclose(F[0], 0.0)
+    # just above: a ValueError naming learning_rate, lambda_max and the bound, before anything is computed
+    with pytest.raises(ValueError, match="learning_rate") as info:
+        ntk.ntk_trajectory(H, H, y, learning_rate=1.01 * bound, steps=[0, 50], reduction=reduction, discrete=True)
+    msg = str(info.value)
+    assert f"lambda_max = {lam_max:.4g}" in msg and f"learning_rate < {bound:.4g}" in msg, msg
+    assert "discrete=False" in msg
+    # the gradient-flow trajectory has no such bound
+    Fc = ntk.ntk_trajectory(H, H, y, learning_rate=1e6 * bound, steps=[0, 50], reduction=reduction)
+    assert np.allclose(Fc[1], y, atol=1e-6)
+
+
+def test_discrete_trajectory_with_huge_learning_rate_raises_instead_of_returning_inf():
+    # learning_rate=1e6 used to return inf/NaN outputs (with a warning only)
+    H = np.array([[2.0, 0.5], [0.5, 1.0]])
+    with pytest.raises(ValueError, match=r"learning_rate=1000000\.0 times lambda_max = 2\.207"):
+        ntk.ntk_trajectory(H, H, [1.0, -1.0], learning_rate=1e6, steps=[400], discrete=True)

@@ -195,3 +195,59 @@ def test_empirical_ntk_refuses_inputs_whose_products_overflow():
     with pytest.raises(ValueError, match="Y has values up to"):
         ens.empirical_ntk(X, X * 1e300)
     assert np.all(np.isfinite(ens.empirical_ntk(X * 1e100)))
+
+
+# ----------------------------------------------------------------------------- divergence is not a result
+def _sine_data(n=60, seed=0):
+    X = np.random.default_rng(seed).normal(size=(n, 3))
+    return X, np.sin(X[:, 0])
+
+
+@pytest.mark.parametrize("n_iter", [5, 60])
+def test_regressor_refuses_a_fit_whose_loss_explodes_naming_learning_rate(n_iter):
+    # learning_rate=1e6: after 5 steps the loss is finite but ~1e51 (it used to give R^2 ~ -1e226 silently);
+    # after 60 steps the outputs overflow. Both raise, naming learning_rate and a smaller value to try.
+    X, y = _sine_data()
+    reg = SoftTreeRegressor(n_trees=8, n_iter=n_iter, learning_rate=1e6, random_state=0)
+    with pytest.raises(ValueError, match=r"diverged.*learning_rate=1000000\.0.*smaller learning_rate"):
+        reg.fit(X, y)
+    assert not hasattr(reg, "ensemble_") and not hasattr(reg, "loss_curve_")
+
+
+def test_regressor_refuses_a_loss_that_ends_above_its_initial_value():
+    # learning_rate=10 overshoots without overflowing within 200 steps: the final loss is above the initial
+    # one (the prediction y_mean_), which is refused rather than returned as a fit
+    X, y = _sine_data()
+    with pytest.raises(ValueError, match=r"rose from 1 at step 0 .* learning_rate=10\.0"):
+        SoftTreeRegressor(n_trees=8, learning_rate=10.0, random_state=0).fit(X, y)
+
+
+def test_regressor_failed_refit_leaves_the_previous_fit_intact():
+    X, y = _sine_data()
+    reg = SoftTreeRegressor(n_trees=8, n_iter=50, random_state=0).fit(X, y)
+    before = reg.predict(X)
+    with pytest.raises(ValueError, match="learning_rate"):
+        reg.set_params(learning_rate=1e6, n_iter=5).fit(X, y * 7.0 + 3.0)
+    np.testing.assert_array_equal(reg.predict(X), before)
+
+
+def test_regressor_with_a_stable_learning_rate_fits_without_warning():
+    import warnings
+
+    X, y = _sine_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reg = SoftTreeRegressor(n_trees=8, n_iter=100, learning_rate=1.0, random_state=0).fit(X, y)
+    assert reg.loss_curve_[-1] < 0.2 * reg.loss_curve_[0]
+
+
+def test_fit_gd_overflow_raises_and_a_rising_loss_warns_naming_learning_rate():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = _sine_data()
+    ens = SoftTreeEnsemble(perfect_tree((None, None)), 8, n_features=3, random_state=0)
+    with pytest.raises(ValueError, match=r"non-finite outputs.*learning_rate=1000000\.0"):
+        ens.fit_gd(X, y, learning_rate=1e6, n_steps=200)
+    ens = SoftTreeEnsemble(perfect_tree((None, None)), 8, n_features=3, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="learning_rate=1000000.0; use a smaller learning_rate"):
+        ens.fit_gd(X, y, learning_rate=1e6, n_steps=5)

@@ -84,6 +84,19 @@ def _representable(lp, theta, on_overflow):
     return lp
 
 
+def _check_finite_tree(tree, name="tree"):
+    """Raise a ValueError naming the first non-finite entry of a SoftTree's float arrays (no density exists)."""
+    for attr, what in (("threshold", "thresholds must be finite numbers in [0, 1] (the min–max scaled inputs)"),
+                       ("value", "leaf values must be finite"),
+                       ("simplex", "simplex weights must be finite, non-negative and sum to one")):
+        arr = getattr(tree, attr, None)
+        if isinstance(arr, np.ndarray) and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+            node = int(np.argwhere(~np.isfinite(arr))[0][0])
+            raise ValueError(f"{name}.{attr} holds {arr[node] if arr.ndim == 1 else 'a non-finite weight'} at node "
+                             f"{node}: {what}; build the tree with SoftTree.grow / prune, or set a finite "
+                             f"{name}.{attr}[{node}].")
+
+
 class TreePosterior:
     """Data, hyperparameters and the flat-vector layout of a soft-tree posterior.
 
@@ -363,7 +376,12 @@ class TreePosterior:
 
     def log_posterior(self, tree, theta, h, *, on_overflow="raise"):
         """Constrained-space log-posterior density π(T, κ/Δ, τ, θ) up to the evidence, tree prior included
-        (``on_overflow``: see :meth:`logp`)."""
+        (``on_overflow``: see :meth:`logp`).
+
+        A ``tree`` whose arrays hold NaN or infinity (thresholds, simplex weights, leaf values) raises a
+        ``ValueError`` naming the array and node, as do a non-finite ``theta`` and an ``h`` that is not positive.
+        """
+        _check_finite_tree(tree)
         return self.logp(tree, theta, h, jacobian=False, on_overflow=on_overflow) + log_tree_prior(
             tree, self.alpha, self.beta)
 

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import as_finite_array, as_float_matrix, check_option, check_real
 
@@ -21,7 +18,8 @@ def ntk_trajectory(H_train, H_eval, y, *, learning_rate, steps, reduction="sum",
     With ``reduction="mean"`` (:math:`L=\tfrac1{2N}\sum_i(\cdot)^2`, the paper's Eq. 4) the rate
     is :math:`\eta/N`. With ``discrete=True`` the exponential is replaced by
     :math:`(I-\eta H)^t`, the exact linearised *discrete* gradient-descent iterate; it diverges when
-    :math:`\eta\lambda_{\max}(H) > 2`, and a ``ConvergenceWarning`` says so.
+    :math:`\eta\lambda_{\max}(H) > 2` (:math:`\eta\lambda_{\max}/N > 2` with ``reduction="mean"``), and
+    such a ``learning_rate`` raises a ``ValueError`` that gives :math:`\lambda_{\max}` and the bound.
     Computed with an eigendecomposition of ``H_train``, as :math:`V\,\mathrm{diag}((1-e^{-\eta\lambda t})/\lambda)V^\top`
     (stable for small eigenvalues).
 
@@ -73,15 +71,16 @@ def ntk_trajectory(H_train, H_eval, y, *, learning_rate, steps, reduction="sum",
     if lam.min() < -1e-8 * max(scale, 1.0):
         raise ValueError("H_train is not positive semi-definite.")
     lam = np.clip(lam, 0.0, None)
-    if discrete and lam.size and np.any(t > 0) and eta * lam[-1] > 2.0:
-        # (1 - eta lambda)^t grows without bound once eta lambda > 2: the returned iterates are exact,
-        # but they describe gradient descent that diverges, which a caller must hear about
-        warnings.warn(
-            f"discrete gradient descent diverges: learning_rate={lr!r} times the largest eigenvalue of H_train "
-            f"({lam[-1]:.3g}{'' if reduction == 'sum' else f' / N={N}'}) is {eta * lam[-1]:.3g} > 2, so the "
-            f"outputs grow without bound; use learning_rate < {2.0 * lr / (eta * lam[-1]):.3g}.",
-            ConvergenceWarning,
-            stacklevel=2,
+    if discrete and lam.size and eta * lam[-1] > 2.0:
+        # (1 - eta lambda)^t grows without bound once eta lambda > 2: the iterates describe gradient descent
+        # that diverges (and overflow to inf for large t), which is no trajectory to return
+        per = "" if reduction == "sum" else f", divided by N={N} (reduction='mean'),"
+        bound = 2.0 * lr / (eta * lam[-1])
+        raise ValueError(
+            f"discrete gradient descent diverges: learning_rate={lr!r} times lambda_max = {lam[-1]:.4g}, the "
+            f"largest eigenvalue of H_train{per} is {eta * lam[-1]:.4g} > 2, so the iterates grow without bound; "
+            f"use learning_rate < {bound:.4g} (2{' N' if reduction == 'mean' else ''} / lambda_max), or "
+            "discrete=False for the gradient-flow limit."
         )
     Vy = V.T @ yv
     HeV = He @ V

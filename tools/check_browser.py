@@ -97,8 +97,11 @@ def pages_of(build: Path) -> list[str]:
     found = []
     for path in sorted(build.rglob("*.html")):
         rel = path.relative_to(build)
-        if not (set(rel.parts[:-1]) & SKIP_DIRS):
-            found.append(rel.as_posix())
+        if set(rel.parts[:-1]) & SKIP_DIRS:
+            continue
+        if re.search(r'<meta[^>]+http-equiv="refresh"', path.read_text(encoding="utf-8", errors="replace")[:2000]):
+            continue  # a redirect (Jupyter Book's index.html): the page it leads to is checked
+        found.append(rel.as_posix())
     return found
 
 
@@ -127,9 +130,15 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):  # left a page mid-load
+            super().handle_error(request, client_address)
+
+
 def _serve(build: Path):
     handler = functools.partial(_QuietHandler, directory=str(build))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     return server

@@ -595,3 +595,6 @@ def test_page_fixes_name_toggles_and_empty_header_cells():
     fixed = book_ext.fix_page_html(body)
     assert "aria-label" not in fixed and "<summary>" in fixed
     assert fixed.count('<span class="visually-hidden">row label</span></th>') == 2 and "<th>RMSE</th>" in fixed
+    cited = book_ext.fix_page_html('<div role="list" class="citation-list">'
+                                   '<div class="citation" id="id10" role="doc-biblioentry">Breiman</div></div>')
+    assert 'role="listitem"' in cited and "doc-biblioentry" not in cited

@@ -295,8 +295,12 @@ _EMPTY_TH_RE = re.compile(r"<th(\s[^>]*)?>(?:\s|&nbsp;|&#160;)*</th>")
 
 
 def fix_page_html(body: str) -> str:
-    """The page body with the toggles' labels fixed and no empty table header (see the two patterns above)."""
+    """The page body with the toggles' labels fixed, no empty table header (see the two patterns above), and the
+    bibliography's entries as items of its list: docutils marks them ``doc-biblioentry``, a role ARIA 1.2
+    deprecated, which leaves the ``role="list"`` around them without items (axe: aria-required-children)."""
     body = body.replace(_TOGGLE_LABEL, "<summary>")
+    body = body.replace('class="citation" role="doc-biblioentry"', 'class="citation" role="listitem"')
+    body = re.sub(r'(<div class="citation" id="[^"]+") role="doc-biblioentry"', r'\1 role="listitem"', body)
     return _EMPTY_TH_RE.sub(lambda m: f'<th{m.group(1) or ""}><span class="visually-hidden">row label</span></th>', body)
 
 

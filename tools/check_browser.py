@@ -99,7 +99,7 @@ def pages_of(build: Path) -> list[str]:
         rel = path.relative_to(build)
         if set(rel.parts[:-1]) & SKIP_DIRS:
             continue
-        if re.search(r'<meta[^>]+http-equiv="refresh"', path.read_text(encoding="utf-8", errors="replace")[:2000]):
+        if re.search(r'<meta[^>]+http-equiv="refresh"', path.read_text(encoding="utf-8", errors="replace")[:2000], re.I):
             continue  # a redirect (Jupyter Book's index.html): the page it leads to is checked
         found.append(rel.as_posix())
     return found

@@ -23,13 +23,15 @@ def _chapters():
     return {f"book/{p.stem}": p for p in export_notebooks.chapters_from_toc()}
 
 
-def _links(app, pagename):
+def _links(app, pagename, pathto=None):
     options = app.config.html_theme_options
     url = options.get("repository_url", "").rstrip("/")
     branch = options.get("repository_branch", "main")
     slug = url.split("github.com/")[-1]
     notebook = f"{pagename}.ipynb"
-    download = posixpath.relpath(f"{STUDENTS}/{Path(notebook).name}", posixpath.dirname(pagename) or ".")
+    target = f"{STUDENTS}/{Path(notebook).name}"
+    # Sphinx's pathto knows how deep the page lies (dirhtml writes book/01_x/index.html, html book/01_x.html)
+    download = pathto(target, 1) if pathto else posixpath.relpath(target, posixpath.dirname(pagename) or ".")
     colab = f"https://colab.research.google.com/github/{slug}/blob/{branch}/{notebook}"
     binder = f"https://mybinder.org/v2/gh/{slug}/{branch}?labpath={notebook}"
     return (f'<p class="student-copy">Student notebook for this chapter (no solutions, no hidden checks): '
@@ -39,7 +41,7 @@ def _links(app, pagename):
 
 def add_links(app, pagename, templatename, context, doctree):
     if pagename in _chapters() and "body" in context:
-        context["body"] = _links(app, pagename) + context["body"]
+        context["body"] = _links(app, pagename, context.get("pathto")) + context["body"]
 
 
 def write_copies(app, exception):

@@ -190,9 +190,14 @@ _INSPECT_JS = r"""
     for (const el of document.body.querySelectorAll('*')) {
       const r = el.getBoundingClientRect();
       if (r.right > vw + 1 && r.width > 0 && visible(el)) {
-        // report the outermost overflowing element whose parent fits
+        // report the outermost overflowing element whose parent fits, unless a box around it scrolls or clips
+        let clipped = false;
+        for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+          if (getComputedStyle(a).overflowX !== 'visible') { clipped = true; break; }
+        }
         const pr = el.parentElement ? el.parentElement.getBoundingClientRect() : null;
-        if (!pr || pr.right <= vw + 1) culprits.push(describe(el) + ' (' + Math.round(r.right) + ' px)');
+        if (!clipped && (!pr || pr.right <= vw + 1) && el.id !== 'pst-skip-link')
+          culprits.push(describe(el) + ' (' + Math.round(r.right) + ' px)');
       }
       if (culprits.length >= 5) break;
     }

@@ -340,7 +340,7 @@ def _specs():
                               bad_hyper=[("k_warmup", -1), ("k_warmup", 2.5), ("h_init", 0.0), ("h_final", np.nan),
                                          ("warmup_probs", (0.5, 0.5)), ("sampling_probs", "abc"),
                                          ("max_tree_depth", 0), ("target_accept", 0.0), ("prune_start", "ref"),
-                                         ("carry_mass", "yes"), ("burnin_leaf_draw", 1)])
+                                         ("burnin_leaf_draw", 1)])
     B["CGMPrior"] = Spec(lambda d, h: np.array(bayes.CGMPrior(**h).nu),
                          bad_hyper=[("alpha", 0.0), ("nu", -3.0), ("lam", 0.0), ("a", np.inf), ("mubar", "0"),
                                     ("class_alpha", 0.0)])
@@ -362,8 +362,7 @@ def _specs():
         lambda d, h: bayes.run_tree_nuts(post, t1, d["theta0"], **{"settings": bayes.NUTSSettings(n_warmup=10),
                                                                    "n_samples": 2, "seed": 0, **h}).samples,
         {"theta0": post.pack(t1, sigma=1.0)}, {"theta0": "vec"},
-        bad_hyper=[("n_samples", 0), ("seed", 2**70), ("settings", short), ("mass_prior_weight", -1.0),
-                   ("mass_prior_weight", np.nan)])
+        bad_hyper=[("n_samples", 0), ("seed", 2**70), ("settings", short)])
     B["NUTSSettings"] = Spec(lambda d, h: np.array(bayes.NUTSSettings(**h).n_warmup, dtype=float),
                              bad_hyper=[("n_warmup", -1), ("h_init", 0.0), ("h_final", np.nan), ("max_tree_depth", 0),
                                         ("target_accept", 1.5), ("step_size", 0.0), ("split_index_update", "x")])

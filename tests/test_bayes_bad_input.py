@@ -27,6 +27,11 @@ def test_cgm_log_posterior_checks_the_tree(cgm_posterior):
         cgm_posterior.log_posterior(tree)
     with pytest.raises(TypeError, match=r"tree must be a SoftTree \(e.g. SoftTree\(2\)\), got str"):
         cgm_posterior.log_posterior("tree")
+    for bad in (np.nan, np.inf):  # a non-finite threshold has no density: an error, not -inf
+        tree = bayes.SoftTree(2).grow(0, 1, 0.5, None, 0.0)
+        tree.threshold[0] = bad
+        with pytest.raises(ValueError, match=r"tree.threshold holds (nan|inf) at node 0: .*finite"):
+            cgm_posterior.log_posterior(tree)
     # a valid tree still gives the same number as before the check
     ok = bayes.SoftTree(2).grow(0, 1, cgm_posterior.X[3, 1], None, 0.0)
     assert np.isfinite(cgm_posterior.log_posterior(ok))

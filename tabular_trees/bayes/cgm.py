@@ -248,6 +248,12 @@ class CGMPosterior:
         if bad.size:
             raise ValueError(f"tree has split index {int(tree.feature[bad[0]])} at node {int(bad[0])}; split indices "
                              f"must lie in 0..{p - 1}.")
+        thresholds = np.asarray(tree.threshold, dtype=float)[inner]
+        if not np.all(np.isfinite(thresholds)):
+            node = int(inner[~np.isfinite(thresholds)][0])
+            raise ValueError(f"tree.threshold holds {tree.threshold[node]} at node {node}: a CGM split sends rows with "
+                             f"x <= threshold left, so thresholds must be finite values of the split feature; build the "
+                             f"tree with SoftTree.grow, or set a finite tree.threshold[{node}].")
 
     def log_marginal(self, tree, rows=None):
         """Log marginal likelihood p(Y | X, T) (0 without likelihood); ``rows`` as ``_node_rows`` gives them."""

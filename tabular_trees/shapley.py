@@ -242,9 +242,11 @@ def interaction_from_coalition_values(values):
 
     .. math::
 
-        \\Phi_{jk} = \\sum_{S \\subseteq N \\setminus \\{j,k\\}}
-            \\frac{|S|!\\,(p-|S|-2)!}{2\\,(p-1)!}
-            \\bigl[v(S\\cup\\{j,k\\}) - v(S\\cup\\{j\\}) - v(S\\cup\\{k\\}) + v(S)\\bigr],
+        \\begin{aligned}
+        \\Phi_{jk} &= \\sum_{S \\subseteq N \\setminus \\{j,k\\}}
+            \\frac{|S|!\\,(p-|S|-2)!}{2\\,(p-1)!} \\\\
+            &\\qquad \\times \\bigl[v(S\\cup\\{j,k\\}) - v(S\\cup\\{j\\}) - v(S\\cup\\{k\\}) + v(S)\\bigr],
+        \\end{aligned}
 
     and the diagonal is the main effect ``Phi[i, j, j] = phi[i, j] - sum_{k != j} Phi[i, j, k]``,
     so every row of the matrix sums to the Shapley value ``phi[i, j]`` and the whole matrix

@@ -127,8 +127,10 @@ def node_expectations(X, Y=None, *, features=None, alpha=2.0, beta=0.5):
 
     .. math::
 
-       \mathcal T(\mathbf x, \mathbf x') = E[\sigma(u^\top \mathbf x_S + \beta v)\,\sigma(u^\top\mathbf x'_S + \beta v)],\quad
-       \dot{\mathcal T}(\mathbf x, \mathbf x') = E[\dot\sigma(u^\top \mathbf x_S + \beta v)\,\dot\sigma(u^\top\mathbf x'_S + \beta v)],
+       \begin{aligned}
+       \mathcal T(\mathbf x, \mathbf x') &= E[\sigma(u^\top \mathbf x_S + \beta v)\,\sigma(u^\top\mathbf x'_S + \beta v)],\\
+       \dot{\mathcal T}(\mathbf x, \mathbf x') &= E[\dot\sigma(u^\top \mathbf x_S + \beta v)\,\dot\sigma(u^\top\mathbf x'_S + \beta v)],
+       \end{aligned}
 
     evaluated with Eqs. (A.2)-(A.3) of Kanoh & Sugiyama (2024), using
     :math:`A = \mathbf x_S^\top\mathbf x'_S + \beta^2`.

@@ -268,6 +268,23 @@ def test_grader_mutant_6_7_fitted_on_the_calibration_rows(phase_case):
     _verdict("6.7", _phase_answer(phase_case, np.r_[fit, cal], stop, cal), "wrong", "in-sample")
 
 
+def test_grader_mutant_6_7_stopping_rows_reused_for_calibration(phase_case):
+    # the rows that chose the number of trees also calibrate and choose the threshold: consistent, but not separate
+    _, _, _, _, _, fit, stop, _ = phase_case
+    _verdict("6.7", _phase_answer(phase_case, fit, stop, stop), "close", "stop_rows", "calibration_rows", "disjoint")
+
+
+def test_grader_mutant_6_7_stopping_rows_share_compositions_with_calibration(phase_case):
+    # one row of each repeated composition of the stopping rows moved to the calibration rows: no shared row, but
+    # shared compositions (a rows split, not a composition split, between stopping and calibration)
+    _, _, g, _, _, fit, stop, cal = phase_case
+    _, first, counts = np.unique(g[stop], return_index=True, return_counts=True)
+    moved = stop[first[counts > 1]]
+    stop, cal = np.setdiff1d(stop, moved), np.sort(np.r_[cal, moved])
+    assert moved.size and not set(stop) & set(cal) and set(g[stop]) & set(g[cal])
+    _verdict("6.7", _phase_answer(phase_case, fit, stop, cal), "close", "compositions")
+
+
 def test_grader_mutant_6_7_probabilities_only(phase_case):
     _, _, _, _, _, fit, stop, cal = phase_case
     _verdict("6.7", _phase_answer(phase_case, fit, stop, cal)["test_probabilities"], "wrong", "a score alone")

@@ -357,6 +357,27 @@ def test_grader_mutant_7_7_model_fitted_on_all_rows(importances):
     _verdict("7.7", importances["all rows"], "wrong", "test fold included")
 
 
+def test_grader_mutant_7_7_ungrouped_row_folds(lab_data, importances):
+    # the lab's central leak: importances on the test folds of the ungrouped row_folds (KFold, shuffled, seed 0);
+    # the leaders' mean is within 17 % of the recipe's, fold by fold they are up to 4.3 times off
+    _, X, y, _, _, _ = lab_data
+    X_np, y_np = X.to_numpy(), y.to_numpy()
+    table = []
+    for train, test in KFold(n_splits=5, shuffle=True, random_state=0).split(X):
+        model = xgb.XGBRegressor(**lab.XGB_PARAMS).fit(X_np[train], y_np[train])
+        table.append(permutation_importance(model, X_np[test], y_np[test], n_repeats=5, random_state=0,
+                                            scoring="neg_root_mean_squared_error").importances_mean)
+    table = pd.DataFrame(table, columns=X.columns)
+    leaders = ["VEC", "delta"]
+    assert np.all(np.abs(table[leaders].mean() / importances["held out"][leaders].mean() - 1) <= lab._Ranking.rtol)
+    _verdict("7.7", table, "wrong", "fold by fold", "grouped by composition", "row_folds")
+
+
+def test_grader_mutant_7_7_folds_in_another_order(importances):
+    # the right importances with the folds in another order: fold by fold they no longer match the lab's folds
+    _verdict("7.7", importances["held out"].iloc[[1, 0, 3, 4, 2]], "wrong", "in their order")
+
+
 def test_grader_mutant_7_7_impurity_importance(importances):
     _verdict("7.7", importances["gain"], "wrong")
 

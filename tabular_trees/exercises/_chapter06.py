@@ -210,8 +210,9 @@ class _CalibrateAndChoose:
     in the order of ``test_rows``). A test row, or a composition of one, among the rows of a choice is graded wrong
     and named. The choices are then re-made here from the student's rows (any grouped split is right, the
     exercise's is one): the trees early stopping keeps, the calibrated probabilities (sigmoid or isotonic), and
-    whether the threshold is the best on the calibration rows. A summary score cannot show any of this: a threshold
-    chosen on the test rows scores higher there, the reverse of the mistake being visible.
+    whether the threshold is the best on the calibration rows. Stopping rows that also calibrate (shared rows or
+    compositions) are graded close: each choice is made on its own rows. A summary score cannot show any of this: a
+    threshold chosen on the test rows scores higher there, the reverse of the mistake being visible.
     """
 
     # Trees: exact up to the off-by-one of best_iteration_. Probabilities: LightGBM with one thread is deterministic
@@ -288,6 +289,11 @@ class _CalibrateAndChoose:
                                  "the calibration rows: the test rows chose the threshold they then score.")
             return "wrong", ("not right: the threshold is not the one that maximises the balanced accuracy of the "
                              "calibrated probabilities of calibration_rows (0.5 is the default, not a choice).")
+        if set(rows["stop_rows"]) & set(cal) or set(g[rows["stop_rows"]]) & set(g[cal]):
+            return "close", ("close: the choices are consistent with the rows given, but the rows (or compositions) "
+                             "that chose the number of trees (stop_rows) also calibrated the probabilities and chose "
+                             "the threshold (calibration_rows). The exercise makes each choice on its own rows: keep "
+                             "stop_rows and calibration_rows disjoint, split by composition.")
         return "right", "right: every choice made on rows the test rows never entered."
 
 

@@ -31,8 +31,17 @@ def cells(tmp_path_factory):
             for ch, nb in copies.items()}
 
 
-def run_cell(text, monkeypatch, installed):
-    """Run an install cell where ``installed`` maps distribution -> version (None: not installed)."""
+def run_cell(text, monkeypatch, installed, imported=("numpy",)):
+    """Run an install cell where ``installed`` maps distribution -> version (None: not installed).
+
+    The cell asks for a restart when it upgrades a module the kernel has already imported. Of the distributions in
+    ``installed``, only those named in ``imported`` count as imported here, whatever other tests of this process
+    imported before (the grader tests import lightgbm, for example).
+    """
+    for dist in installed:
+        module = dist.replace("-", "_")
+        if module not in imported:
+            monkeypatch.delitem(sys.modules, module, raising=False)
     real = importlib.metadata.version
 
     def version(dist):

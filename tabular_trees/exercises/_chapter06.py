@@ -19,7 +19,7 @@ import numpy as np
 
 from functools import lru_cache
 
-from ._core import Exercise, _as_numbers, numeric_exercise, register, word_exercise
+from ._core import Exercise, _as_numbers, numeric_exercise, register, row_positions, word_exercise
 from ._references import mean_fold_rmse, single_thread
 
 __all__: list[str] = []
@@ -225,12 +225,7 @@ class _CalibrateAndChoose:
         model = _stopped_model(fit_rows, stop_rows)
         return _calibrated(model, cal, "sigmoid").predict_proba(X.iloc[test])[:, 1]
 
-    @staticmethod
-    def _rows(value, name, n):
-        rows = np.asarray(value).ravel()
-        if rows.size == 0 or not np.issubdtype(rows.dtype, np.integer) or rows.min() < 0 or rows.max() >= n:
-            raise ValueError(f"{name} must be a non-empty list of row positions into X (integers 0..{n - 1})")
-        return np.unique(rows)
+    _rows = staticmethod(row_positions)
 
     def __call__(self, answer):
         keys = {"fit_rows", "stop_rows", "calibration_rows", "n_trees", "threshold", "test_probabilities"}

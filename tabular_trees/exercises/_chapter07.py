@@ -26,7 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._core import Exercise, _as_numbers, exact_integers, numeric_exercise, register, word_exercise
+from ._core import Exercise, _as_numbers, exact_integers, numeric_exercise, register, row_positions, word_exercise
 from ._references import rmse
 
 # The settings the lab fixes in its visible cells (keep them identical to book/07_alloy_lab.ipynb).
@@ -440,12 +440,7 @@ class _Conformal:
         _, _, _, _, (train_idx, cal_idx, _) = _data()[1:]
         return np.array(_split_conformal(train_idx, cal_idx))
 
-    @staticmethod
-    def _rows(value, name, n):
-        rows = np.asarray(value).ravel()
-        if rows.size == 0 or not np.issubdtype(rows.dtype, np.integer) or rows.min() < 0 or rows.max() >= n:
-            raise ValueError(f"{name} must be a non-empty list of row positions into X (integers 0..{n - 1})")
-        return np.unique(rows)
+    _rows = staticmethod(row_positions)
 
     def __call__(self, answer):
         keys = {"half_width", "coverage", "fit_rows", "calibration_rows"}

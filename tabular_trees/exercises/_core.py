@@ -393,3 +393,11 @@ def word_exercise(exercise_id, level, title, *, expects, right, close=None, hint
     """
     grade = choice(exercise_id, right, close=close, hint_wrong=hint_wrong, options=options)
     return register(Exercise(exercise_id, level, title, grade, expects=expects, max_attempts=max_attempts))
+
+
+def row_positions(value, name, n):
+    """The sorted unique row positions a student's evidence names, or a ValueError naming ``name``."""
+    rows = np.asarray(value).ravel()
+    if rows.size == 0 or not np.issubdtype(rows.dtype, np.integer) or rows.min() < 0 or rows.max() >= n:
+        raise ValueError(f"{name} must be a non-empty list of row positions into X (integers 0..{n - 1})")
+    return np.unique(rows)

@@ -166,8 +166,17 @@ def test_grader_mutant_6_6_in_sample_residuals(conformal_case):
 
 
 def test_grader_mutant_6_6_plain_quantile(conformal_case):
+    # The plain 90 % quantile interpolates between the order statistics next to the conformal rank. How far apart
+    # they lie depends on the residuals, so on the library versions: a few per cent with some (close, and the hint
+    # names the n + 1 correction), within the grader's 0.5 % with others, where no grader of one number can see the
+    # mistake and the answer counts as right.
     _, Xd, y, _, cal, model = conformal_case
-    _verdict("6.6", 2 * np.quantile(np.abs(y[cal] - model.predict(Xd.iloc[cal])), 0.9), "close", "n + 1")
+    residuals = y[cal] - model.predict(Xd.iloc[cal])
+    plain, conformal = 2 * np.quantile(np.abs(residuals), 0.9), 2 * _rank_quantile(residuals)
+    if abs(plain / conformal - 1) > 0.005:
+        _verdict("6.6", plain, "close", "n + 1")
+    else:
+        _verdict("6.6", plain, "right")
 
 
 def test_grader_mutant_6_6_rows_split_not_compositions(conformal_case):

@@ -358,8 +358,10 @@ def test_grader_mutant_7_7_model_fitted_on_all_rows(importances):
 
 
 def test_grader_mutant_7_7_ungrouped_row_folds(lab_data, importances):
-    # the lab's central leak: importances on the test folds of the ungrouped row_folds (KFold, shuffled, seed 0);
-    # the leaders' mean is within 17 % of the recipe's, fold by fold they are up to 4.3 times off
+    # the lab's central leak: importances on the test folds of the ungrouped row_folds (KFold, shuffled, seed 0).
+    # Depending on the versions of XGBoost and scikit-learn the leaders' mean is within the grader's 25 % (then fold
+    # by fold they are up to 4.3 times off) or one leader is above and the other below: either way the hint names
+    # the folds.
     _, X, y, _, _, _ = lab_data
     X_np, y_np = X.to_numpy(), y.to_numpy()
     table = []
@@ -368,8 +370,6 @@ def test_grader_mutant_7_7_ungrouped_row_folds(lab_data, importances):
         table.append(permutation_importance(model, X_np[test], y_np[test], n_repeats=5, random_state=0,
                                             scoring="neg_root_mean_squared_error").importances_mean)
     table = pd.DataFrame(table, columns=X.columns)
-    leaders = ["VEC", "delta"]
-    assert np.all(np.abs(table[leaders].mean() / importances["held out"][leaders].mean() - 1) <= lab._Ranking.rtol)
     _verdict("7.7", table, "wrong", "fold by fold", "grouped by composition", "row_folds")
 
 

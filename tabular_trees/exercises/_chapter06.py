@@ -116,7 +116,8 @@ def _expected_max_of_20_normals():
 
 # 6.6 ------------------------------------------------------------------------------------------------------
 # Deterministic given the split and random_state: right within 0.5 %. The plain 90 % quantile of the
-# residuals (without the n + 1 correction) is a neighbouring order statistic 3 % away: close; so are a split of
+# residuals (without the n + 1 correction) interpolates between neighbouring order statistics, 3 % away with
+# the versions this comment was written against (within 0.5 % with some newer ones, where it counts as right): close; so are a split of
 # rows instead of compositions (7 % away) and native categorical handling instead of one-hot columns (2 %), which
 # one number cannot separate; the close hint names all three. The half-width and in-sample residuals: wrong.
 @numeric_exercise("6.6", "extend", "A conformal interval for alloy hardness",

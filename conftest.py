@@ -52,6 +52,11 @@ if os.name == "posix":
 import copy  # noqa: E402
 import time  # noqa: E402
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows has no fcntl: cache writes are not locked there
+    fcntl = None
+
 import pytest  # noqa: E402
 
 try:
@@ -129,9 +134,16 @@ def _cache_executed_chapter(notebook, run):
                 output.execution_count = number + 1
     executed.metadata["language_info"] = run.language_info
     nbformat.validate(executed)
-    cache = get_cache(str(notebook.config.rootpath / "_build" / ".jupyter_cache"))
-    cache.cache_notebook_bundle(
-        CacheBundleIn(executed, str(notebook.path), data={"execution_seconds": time.perf_counter() - run.started}),
-        check_validity=True,
-        overwrite=True,
-    )
+    cache_dir = notebook.config.rootpath / "_build" / ".jupyter_cache"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    # pytest-xdist workers finish chapters at the same time: one writer at a time (jupyter-cache's sqlite index and
+    # its notebook folders are not safe for concurrent writers)
+    with open(cache_dir.parent / ".jupyter_cache.lock", "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        cache = get_cache(str(cache_dir))
+        cache.cache_notebook_bundle(
+            CacheBundleIn(executed, str(notebook.path), data={"execution_seconds": time.perf_counter() - run.started}),
+            check_validity=True,
+            overwrite=True,
+        )

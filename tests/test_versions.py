@@ -38,6 +38,8 @@ def test_lightgbm_bound_has_eval_x():
 def test_ci_runs_the_lowest_and_newest_stages():
     ci = (ROOT / ".ci" / "run").read_text()
     assert '--resolution lowest-direct ".[test]"' in ci
-    assert "newest_python=" in ci and "OPENBLAS_CORETYPE=Prescott brief $offline pytest --rootdir" in ci
+    # the README stage on the newest Python (pyenv) under the Prescott kernel; the lowest stage offline
+    assert "export PYENV_VERSION=" in ci and 'OPENBLAS_CORETYPE=Prescott bash -c "set -eo pipefail; $test_cmd"' in ci
+    assert "$offline pytest --rootdir=" in ci
     floor = PROJECT["requires-python"].removeprefix(">=")
     assert f"Programming Language :: Python :: {floor}" in PROJECT["classifiers"]

@@ -207,7 +207,8 @@ def phase_case():
     return X, y, g, rest, test, train[c], train[d], cal
 
 
-def _phase_answer(phase_case, fit, stop, cal, method="sigmoid", calibrate_on=None, threshold_on="cal", calibrate=True):
+def _phase_answer(phase_case, fit, stop, cal, method="sigmoid", calibrate_on=None, threshold_on="cal", calibrate=True,
+                  strict=False):
     import warnings
 
     lgb = pytest.importorskip("lightgbm")
@@ -226,8 +227,12 @@ def _phase_answer(phase_case, fit, stop, cal, method="sigmoid", calibrate_on=Non
     proba = calibrated.predict_proba if calibrate else model.predict_proba
     chooser = {"cal": cal, "test": test}[threshold_on]
     p_choose = proba(X.iloc[chooser])[:, 1]
-    candidates = np.unique(p_choose)
-    scores = [balanced_accuracy_score(y[chooser], p_choose >= t) for t in candidates]
+    if strict:     # the rule proba > t: every probability, and 0 (all positive), is a candidate
+        candidates = np.r_[0.0, np.unique(p_choose)]
+        scores = [balanced_accuracy_score(y[chooser], p_choose > t) for t in candidates]
+    else:
+        candidates = np.unique(p_choose)
+        scores = [balanced_accuracy_score(y[chooser], p_choose >= t) for t in candidates]
     return {"fit_rows": fit, "stop_rows": stop, "calibration_rows": cal, "n_trees": model.best_iteration_,
             "threshold": float(candidates[int(np.argmax(scores))]), "test_probabilities": proba(X.iloc[test])[:, 1]}
 
@@ -304,6 +309,12 @@ def test_grader_mutant_6_7_probabilities_only(phase_case):
 def test_grader_variant_6_7_reference_recipe(phase_case):
     _, _, _, _, _, fit, stop, cal = phase_case
     _verdict("6.7", _phase_answer(phase_case, fit, stop, cal), "right")
+
+
+def test_grader_variant_6_7_strict_threshold_rule(phase_case):
+    # the threshold that maximises the balanced accuracy under the rule proba > t (the other tie convention)
+    _, _, _, _, _, fit, stop, cal = phase_case
+    _verdict("6.7", _phase_answer(phase_case, fit, stop, cal, strict=True), "right")
 
 
 def test_grader_variant_6_7_isotonic(phase_case):

@@ -93,6 +93,12 @@ def test_grader_mutant_7_2_rows_swapped(lab_data):
     _verdict("7.2", [grouped, ungrouped], "wrong", "row_folds")
 
 
+def test_grader_mutant_7_2_negative_rmses(lab_data):
+    # cross_val_score(..., scoring="neg_root_mean_squared_error") reports minus the RMSE
+    _verdict("7.2", -np.array([lab._forest_scores("rows"), lab._forest_scores("composition")]), "wrong",
+             "change the sign")
+
+
 def test_grader_variant_7_2_family_grouping(lab_data):
     _, X, y, _, _, _ = lab_data
     family = lab._data()[3]["family"]
@@ -312,6 +318,12 @@ def test_grader_mutant_7_6_full_width(lab_data):
     _verdict("7.6", {**answer, "half_width": 2 * answer["half_width"]}, "wrong")
 
 
+def test_grader_mutant_7_6_coverage_in_per_cent(lab_data):
+    train_idx, cal_idx, _ = lab_data[5]
+    answer = _interval(lab_data, train_idx, cal_idx)
+    _verdict("7.6", {**answer, "coverage": 100 * answer["coverage"]}, "wrong", "between 0 and 1")
+
+
 def test_grader_variant_7_6_plain_n_quantile(lab_data):
     train_idx, cal_idx, _ = lab_data[5]
     _verdict("7.6", _interval(lab_data, train_idx, cal_idx, rank=lambda n: int(np.ceil(n * 0.9))), "right|close")
@@ -390,6 +402,26 @@ def test_grader_mutant_7_7_ranking_without_evidence(importances):
 
 def test_grader_mutant_7_7_one_name(importances):
     _verdict("7.7", "VEC", "wrong", "not one name")
+
+
+def test_grader_mutant_7_7_squared_error_importances(lab_data, importances):
+    # scoring="neg_mean_squared_error": the same permutations measured in HV², not HV
+    _, X, y, _, _, _ = lab_data
+    X_np, y_np = X.to_numpy(), y.to_numpy()
+    table = []
+    for train, test in lab_data[4]:
+        model = xgb.XGBRegressor(**lab.XGB_PARAMS).fit(X_np[train], y_np[train])
+        table.append(permutation_importance(model, X_np[test], y_np[test], n_repeats=5, random_state=0,
+                                            scoring="neg_mean_squared_error").importances_mean)
+    _verdict("7.7", pd.DataFrame(table, columns=X.columns), "wrong", "HV²")
+
+
+def test_grader_variant_7_7_numpy_array_in_column_order(importances):
+    _verdict("7.7", importances["held out"].to_numpy(), "right")
+
+
+def test_grader_variant_7_7_transposed_table(importances):
+    _verdict("7.7", importances["held out"].T, "right")
 
 
 def test_grader_variant_7_7_reference(importances):

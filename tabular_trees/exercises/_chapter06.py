@@ -280,7 +280,9 @@ class _CalibrateAndChoose:
         cal_proba = calibrated.predict_proba(X.iloc[cal])[:, 1]
         # The threshold is one of the student's calibrated probabilities; recalibrated here on the rows in another
         # order, that probability can come out a rounding error above it: 1e-9 below the threshold counts as on it.
-        chosen_ba = max(_balanced_accuracy(y[cal], cal_proba, t) for t in (numbers[1], numbers[1] - 1e-9))
+        # A threshold applied as proba > t (the other tie rule) is the same choice: 1e-9 above it counts too.
+        chosen_ba = max(_balanced_accuracy(y[cal], cal_proba, t)
+                        for t in (numbers[1], numbers[1] - 1e-9, numbers[1] + 1e-9))
         if chosen_ba < _best_balanced_accuracy(y[cal], cal_proba) - 1e-9:
             test_best = _best_balanced_accuracy(y[test], proba)
             if _balanced_accuracy(y[test], proba, numbers[1]) >= test_best - 1e-9:

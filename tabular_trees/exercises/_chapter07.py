@@ -22,6 +22,7 @@ are imported inside the reference functions. The table and folds are built once 
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 
 import numpy as np
@@ -59,7 +60,8 @@ _EVIDENCE_HINTS = {
     "7.4": ("after early stopping on the inner split, refit on the whole training fold with best_iteration + 1 "
             "trees before scoring the test fold.",
             "in each fold of `folds`: early stopping on the validation rows of inner_split(train), refit with "
-            "n_trees = best_iteration + 1 on the whole training fold, score the test fold (RMSE in HV)."),
+            "n_trees = best_iteration + 1 on the whole training fold, score the test fold (RMSE in HV). Give "
+            "eval_set the validation rows only: XGBoost stops on the last entry of eval_set."),
     "7.6": ("use the (n+1)-corrected quantile of the absolute calibration residuals at 90 %, "
             "and measure the coverage on the test alloys `test_idx`, not on the calibration alloys.",
             "the half-width is the ceil((n+1)*0.9)-th smallest |residual| of the forest fitted on fit_rows, taken "
@@ -177,6 +179,9 @@ class _GroupedAgainstUngrouped:
         arr, problem = _as_numbers(answer, (2, N_SPLITS))
         if arr is None:
             return "wrong", problem + " (row 0: the five ungrouped fold RMSEs, row 1: the five grouped ones)."
+        if np.all(arr < 0):
+            return "wrong", ("not right: an RMSE is positive. scikit-learn's scoring='neg_root_mean_squared_error' "
+                             "reports minus the RMSE (larger is better for its searches): change the sign.")
         if not _matches(arr[0], _forest_scores("rows"), self.rtol):
             if _matches(arr[0], _forest_scores("rows in file order"), self.rtol):
                 return "wrong", ("not right. Hint: row 0 must use the lab's `row_folds` (shuffled, seed 0), "
@@ -190,7 +195,9 @@ class _GroupedAgainstUngrouped:
             if _matches(arr[1], _forest_scores(scheme), self.rtol):
                 return "right", f"right (grouped by {scheme})."
         return "wrong", ("not right. Hint: row 1 is the forest scored with GroupKFold(n_splits=5).split(X, y, g), "
-                         "g one of the lab's groupings (composition, family, publication), in fold order.")
+                         "g one of the lab's groupings (composition, family, publication), in fold order. "
+                         "GroupKFold's folds depend on the group labels, not only on which rows share a group: pass "
+                         "the lab's `groupings[...]` itself, not another column with the same groups.")
 
 
 register(Exercise("7.2", "apply", "grouped against ungrouped cross-validation, fold by fold",
@@ -281,7 +288,8 @@ class _EarlyStopping:
                                  "eval_set. The test fold then chose the number of trees it scores: stop on the "
                                  "validation rows of inner_split(train) only.")
             return "wrong", ("not right: in some fold n_trees is not best_iteration + 1 of the model early-stopped on "
-                             "inner_split(train) (eval_set on its validation rows, es_params).")
+                             "inner_split(train) (eval_set on its validation rows only, es_params: XGBoost stops on "
+                             "the last entry of eval_set).")
         if _matches(scores, refit_rmse, self.rtol):
             return "right", "right: stopped on the inner split, refitted on the whole training fold, scored once."
         if _matches(scores, probe_rmse, self.rtol):
@@ -456,6 +464,9 @@ class _Conformal:
         numbers, problem = _as_numbers([answer["half_width"], answer["coverage"]], (2,))
         if numbers is None:
             return "wrong", problem + "."
+        if not 0 <= numbers[1] <= 1:
+            return "wrong", ("not right: coverage is the fraction of test alloys inside their interval, a number "
+                             "between 0 and 1 (not a percentage).")
         groups = groupings["composition"].to_numpy()
         test_groups = set(groups[test_idx])
         if set(cal_rows) & set(test_idx):
@@ -561,6 +572,17 @@ class _Ranking:
                                  "measured (training rows give the same leaders). Answer with the per-fold table: one "
                                  "row per fold, one column per column of X.")
             return "wrong", "not right, and a ranking is not the evidence asked for: answer with the per-fold table."
+        pd = sys.modules.get("pandas")
+        if pd is not None and isinstance(answer, pd.DataFrame) and answer.shape == (len(columns), N_SPLITS) \
+                and sorted(map(str, answer.index)) == sorted(columns):
+            answer = answer.T       # a table with one row per column of X and one column per fold
+        elif not isinstance(answer, dict) and not hasattr(answer, "columns"):
+            try:
+                array = np.asarray(answer, dtype=float)
+            except (TypeError, ValueError):
+                array = None
+            if array is not None and array.shape == (N_SPLITS, len(columns)):
+                answer = dict(zip(columns, array.T))    # an array: one row per fold, X's columns in X's order
         if isinstance(answer, dict):
             answer = {k: list(v) for k, v in answer.items()}
         names = list(getattr(answer, "columns", answer.keys() if isinstance(answer, dict) else []))
@@ -591,6 +613,10 @@ class _Ranking:
                                  "`row_folds`) put alloys of a test composition among the training rows.")
             return "right", (f"right: {' and '.join(leaders)} lead in at least four of the five folds; the places "
                              "below them change from fold to fold and are not graded.")
+        if np.all(ratio > 10):
+            return "wrong", ("not right: these importances are more than ten times the held-out ones, as importances "
+                             "in HV² are (scoring='neg_mean_squared_error'): use "
+                             "scoring='neg_root_mean_squared_error', in HV.")
         if np.all(ratio > 1 + self.rtol):
             return "wrong", ("not right: the importances are far larger than held-out ones. They were measured on rows "
                              "the model was fitted on (the training fold, or a model fitted on all rows, test fold "

@@ -74,6 +74,8 @@ ties deterministically instead (lowest feature index, then smallest threshold).
 
 from __future__ import annotations
 
+import re
+import textwrap
 import warnings
 from collections import namedtuple
 from functools import partial
@@ -406,18 +408,19 @@ class CARTTree:
 
 # --------------------------------------------------------------------------- estimators
 # the hyperparameters both estimators share, documented once ("{growth_parameters}" in their docstrings)
-_GROWTH_PARAMETERS = """max_depth : int or None, default=None
-        Maximum depth (root = depth 0); ``None`` grows until the other rules stop.
-    min_samples_split : int, default=2
-        A node with fewer samples is a leaf.
-    min_samples_leaf : int, default=1
-        Every leaf keeps at least this many samples.
-    min_impurity_decrease : float, default=0.0
-        A node is split only if ``N_t/N * Δ >= min_impurity_decrease`` (up to machine
-        epsilon), where ``N_t`` is the node's and ``N`` the training set's size.
-    random_state : int, RandomState instance or None, default=None
-        Order in which features are examined, as in scikit-learn; it matters only when
-        two features give exactly the same best decrease."""
+_GROWTH_PARAMETERS = """\
+max_depth : int or None, default=None
+    Maximum depth (root = depth 0); ``None`` grows until the other rules stop.
+min_samples_split : int, default=2
+    A node with fewer samples is a leaf.
+min_samples_leaf : int, default=1
+    Every leaf keeps at least this many samples.
+min_impurity_decrease : float, default=0.0
+    A node is split only if ``N_t/N * Δ >= min_impurity_decrease`` (up to machine
+    epsilon), where ``N_t`` is the node's and ``N`` the training set's size.
+random_state : int, RandomState instance or None, default=None
+    Order in which features are examined, as in scikit-learn; it matters only when
+    two features give exactly the same best decrease."""
 
 
 class _BaseCART(BaseEstimator):
@@ -721,7 +724,14 @@ class CARTClassifier(ClassifierMixin, _BaseCART):
         return self.classes_.take(np.argmax(values[:, 0, :], axis=1), axis=0)
 
 
+def _fill_growth_parameters(doc):
+    """Put the shared parameters where ``{growth_parameters}`` stands, at that line's indentation (Python 3.13
+    strips a docstring's common indentation when it compiles it, earlier versions keep it)."""
+    indent = re.search(r"^([ \t]*)\{growth_parameters\}", doc, flags=re.MULTILINE).group(1)
+    return doc.replace(f"{indent}{{growth_parameters}}", textwrap.indent(_GROWTH_PARAMETERS, indent))
+
+
 for _est in (CARTRegressor, CARTClassifier):
     if _est.__doc__:  # None under python -OO
-        _est.__doc__ = _est.__doc__.replace("{growth_parameters}", _GROWTH_PARAMETERS)
+        _est.__doc__ = _fill_growth_parameters(_est.__doc__)
 del _est

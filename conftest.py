@@ -65,6 +65,37 @@ except ImportError:  # pragma: no cover - nbval is part of the test extra
     IPyNbCell = None
 
 
+# --- Chapters first, longest first --------------------------------------------------------------------------
+# pytest-xdist (`--dist loadfile`) hands whole files to its workers in collection order, and a chapter runs whole on
+# one worker. Collected last, in file-name order, a long chapter would start near the end and leave the other
+# worker idle until it finishes; started first, the longest chapters overlap each other and the many short
+# unit-test files fill in the end. The order below is the chapters' measured execution times, longest first
+# (see the book's execution page); a notebook not listed follows them, and unit tests follow every notebook.
+# The order changes nothing else: each test is independent, and a chapter's cells keep their order.
+_LONGEST_CHAPTERS_FIRST = (
+    "10_bayesian_trees", "12_ntk_reproduction_notes", "05_messy_tables", "03_boosting",
+    "06_tuning_calibration_uncertainty", "08_tree_ntk", "02_bagging_random_forests", "07_alloy_lab",
+)
+
+
+def pytest_configure(config):
+    # pytest-xdist would otherwise hand out files by their number of tests, largest first (its default
+    # --loadscope-reorder), which ignores how long they take; this keeps the order set below.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(item):
+        path = getattr(item, "path", None)
+        if path is None or path.suffix != ".ipynb":
+            return (1, 0)
+        stem = path.stem
+        return (0, _LONGEST_CHAPTERS_FIRST.index(stem) if stem in _LONGEST_CHAPTERS_FIRST else len(_LONGEST_CHAPTERS_FIRST))
+
+    items.sort(key=rank)  # stable: the files' own order, and every cell's order within its chapter, are kept
+
+
 class _ChapterRun:
     """What nbval produced for one chapter: each code cell's outputs, whether any cell failed, its wall time."""
 

@@ -2,17 +2,19 @@
 
 numba's ``cache=True`` keys a cached function on its own source file only, although the cached
 code of a caller contains the code of the helpers it calls; ``tabular_trees`` keys it on a hash
-of all of the package's sources (``tabular_trees/_numba_cache.py``). The test copies the package
-to a temporary directory, runs a ``bayes`` function whose compiled code calls a helper from
-another file (``run_tree_nuts`` for HMC-DFI: its engine in ``_nuts_kernels.py`` evaluates the log-density of
-``_posterior_kernels.py``, which decodes each split's simplex with ``_stick_forward``), edits that helper and
-runs it again in a fresh process. With numba's plain per-file keying the second run returns the stale
-value (checked too, so the test shows what it guards against).
+of all of the package's sources (``tabular_trees/_numba_cache.py``). The package's own call chain
+across files is the NUTS engine (``_nuts_kernels._run_nuts`` evaluates the log-density of
+``_posterior_kernels``); compiling it takes a minute, twice per check. The test therefore copies the
+package to a temporary directory, adds two small modules to the copy (a compiled helper, and a compiled
+caller in another file), runs the caller in a fresh process, edits the helper and runs it again. The
+copy's modules are served by the same locator as every file of the package, so the check is the one the
+engine relies on; a last test checks that the engine's functions are indeed cached through that locator.
+With numba's plain per-file keying the second run returns the stale value (checked too, so the test
+shows what it guards against).
 """
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import subprocess
@@ -24,18 +26,25 @@ import pytest
 import tabular_trees
 
 SRC = Path(tabular_trees.__file__).resolve().parent
-SCRIPT = """
-import numpy as np
-from tabular_trees.bayes import NUTSSettings, run_tree_nuts
-from tabular_trees.bayes.posterior import TreePosterior
-from tabular_trees.bayes.soft_split_tree import SoftTree
-rng = np.random.default_rng(0); X = rng.random((20, 2)); y = rng.normal(size=20)
-post = TreePosterior(X, y, "regression", use_simplex=True)
-tree = SoftTree(2, use_simplex=True).grow(0, 1, 0.5, np.array([0.3, 0.7]), 0.3)
-res = run_tree_nuts(post, tree, post.pack(tree, sigma=1.0), settings=NUTSSettings(n_warmup=5, h_init=0.1),
-                    n_samples=1, seed=0)
-print(repr(float(res.log_densities[0])))  # computed by the compiled engine of _nuts_kernels.py
+HELPER = """
+from numba import njit
+
+
+@njit(cache=True)
+def shift(x):
+    return x + 1.0
 """
+CALLER = """
+from numba import njit
+
+from ._probe_helper import shift
+
+
+@njit(cache=True)
+def doubled_shift(x):
+    return 2.0 * shift(x)
+"""
+SCRIPT = "from tabular_trees._probe_caller import doubled_shift; print(repr(doubled_shift(1.0)))"
 
 
 def _run(root, plain=False):
@@ -51,38 +60,47 @@ def _run(root, plain=False):
 def _copy(tmp_path):
     dst = tmp_path / "tabular_trees"
     shutil.copytree(SRC, dst, ignore=shutil.ignore_patterns("__pycache__", "_recorded"))
-    return tmp_path, dst / "bayes" / "_posterior_kernels.py"
+    (dst / "_probe_helper.py").write_text(HELPER)
+    (dst / "_probe_caller.py").write_text(CALLER)
+    return tmp_path, dst / "_probe_helper.py"
 
 
 def _edit_helper(path):
-    """Add 1 to the log-Jacobian that ``_stick_forward`` returns (so the log-density changes by 1)."""
+    """Make the helper add 2 instead of 1 (so the caller's result changes from 4 to 6)."""
     text = path.read_text()
-    assert text.count("    return logj\n") == 1
-    path.write_text(text.replace("    return logj\n", "    return logj + 1.0\n"))
+    assert text.count("return x + 1.0\n") == 1
+    path.write_text(text.replace("return x + 1.0\n", "return x + 2.0\n"))
 
 
 @pytest.mark.parametrize("plain", [False, True], ids=["package-keyed", "plain-numba"])
 def test_edit_of_compiled_helper_takes_effect_after_reimport(tmp_path, plain):
     root, helper = _copy(tmp_path)
-    before = _run(root, plain)
-    assert math.isfinite(before)
-    assert list((helper.parent / "__pycache__").glob("_nuts_kernels.*.nbi")), "nothing was cached"
+    assert _run(root, plain) == 4.0
+    assert list((helper.parent / "__pycache__").glob("_probe_caller.*.nbi")), "nothing was cached"
     _edit_helper(helper)
-    after = _run(root, plain)
-    if plain:
-        # what the package-wide key prevents: _nuts_kernels.py did not change, its stale code runs
-        assert after == before
-    else:
-        # the edited code: one split, so one log-Jacobian in the log-density, which grows by exactly 1 (a constant
-        # shift leaves NUTS's trajectory unchanged); the tolerance allows the rounding of the added 1 in the sum
-        assert math.isclose(after, before + 1.0, rel_tol=0.0, abs_tol=1e-9), (before, after)
+    # package-keyed: the edited helper runs; plain numba: _probe_caller.py did not change, its stale code runs
+    assert _run(root, plain) == (4.0 if plain else 6.0)
+
+
+def test_the_engine_is_cached_through_the_package_keyed_locator():
+    from tabular_trees._numba_cache import KEY
+    from tabular_trees.bayes._nuts_kernels import _run_nuts
+    from tabular_trees.bayes._posterior_kernels import _log_posterior_ws
+
+    if os.environ.get("TABULAR_TREES_PLAIN_NUMBA_CACHE", "") not in ("", "0"):
+        pytest.skip("package-keyed caching switched off in this environment")
+    assert KEY is not None
+    for kernel in (_run_nuts, _log_posterior_ws):
+        locator = kernel._cache._impl._locator  # numba's private cache API (tabular_trees/_numba_cache.py)
+        assert type(locator).__name__.startswith("TabularTrees"), type(locator)
+        assert locator.get_source_stamp()[1] == KEY
 
 
 def test_key_covers_every_source_file(tmp_path):
     from tabular_trees._numba_cache import package_source_hash
 
     _, helper = _copy(tmp_path)
-    pkg = helper.parent.parent
+    pkg = helper.parent
     h0 = package_source_hash(pkg)
     assert package_source_hash(pkg) == h0
     _edit_helper(helper)

@@ -249,7 +249,7 @@ async () => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
     try { await MathJax.startup.promise; } catch (e) {}
   }
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {  // up to 30 s: CI checks pages while other stages load the machine
     const divs = [...document.querySelectorAll('.plotly-graph-div')];
     if (divs.every((d) => d.querySelector('.main-svg'))) break;
     if (divs.length && !window.Plotly && i > 10) break;

@@ -302,3 +302,46 @@ def test_grader_variant_5_7_reference_recipe(leak_case, leak_outside):
 
 def test_grader_variant_5_7_two_threads(leak_case, leak_outside):
     _verdict("5.7", _leak_answer(leak_case, leak_outside, n_jobs=2), "right")
+
+
+def _cross_fitted_answer(leak_case, leak_outside, seed):
+    """5.7 inside the folds with the training rows' codes cross-fitted (out-of-fold means over KFold(5) of the
+    training fold, m = 10) and the test rows' codes from all training rows: computed here with pandas."""
+    from sklearn.model_selection import KFold
+
+    lgb = pytest.importorskip("lightgbm")
+    X, y, grouped = leak_case
+    batch = X["batch_id"].to_numpy()
+
+    def codes(rows, apply_to):
+        prior = y[rows].mean()
+        stats = pd.DataFrame({"b": batch[rows], "y": y[rows]}).groupby("b")["y"].agg(["sum", "count"])
+        return pd.Series(batch[apply_to]).map((stats["sum"] + 10 * prior) / (stats["count"] + 10)).fillna(prior).to_numpy()
+
+    inside, fills = [], []
+    for tr, te in grouped:
+        fill = X["VEC"].iloc[tr].median()
+        A, B = X.iloc[tr].copy(), X.iloc[te].copy()
+        A["VEC"], B["VEC"] = A["VEC"].fillna(fill), B["VEC"].fillna(fill)
+        out_of_fold = np.empty(len(tr))
+        for fit, held in KFold(5, shuffle=True, random_state=seed).split(tr):
+            out_of_fold[held] = codes(tr[fit], tr[held])
+        A["batch_id"], B["batch_id"] = out_of_fold, codes(tr, te)
+        model = lgb.LGBMRegressor(n_estimators=100, learning_rate=0.05, num_leaves=15, min_child_samples=10,
+                                  n_jobs=1, verbose=-1, random_state=0).fit(A, y[tr])
+        inside.append(np.sqrt(np.mean((model.predict(B) - y[te]) ** 2)))
+        fills.append(fill)
+    return {"inside": inside, "outside": leak_outside, "fill": fills}
+
+
+def test_grader_variant_5_7_cross_fitted_codes_as_the_chapter(leak_case, leak_outside):
+    # the chapter's own encoding (its KFold(5, shuffle=True, random_state=0)): a better method, not a leak
+    _verdict("5.7", _cross_fitted_answer(leak_case, leak_outside, seed=0), "close", "cross-fitted", "plain")
+
+
+def test_grader_variant_5_7_cross_fitted_codes_other_folds(leak_case, leak_outside):
+    # other inner folds: the grader cannot reproduce them; whatever it answers, it must not call them right and must
+    # say what the exercise asks for
+    result = check("5.7", _cross_fitted_answer(leak_case, leak_outside, seed=3))
+    assert result.verdict in ("close", "wrong"), result
+    assert "cross-fitted" in result.message, result

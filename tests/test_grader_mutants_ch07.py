@@ -272,6 +272,27 @@ def test_grader_variant_7_5_grouped_inner_cross_validation(searches):
     _verdict("7.5", answer, "right|close")
 
 
+def test_grader_variant_7_5_shuffled_grouped_inner_cross_validation(lab_data, searches):
+    # chapter 6's convention, GroupKFold(5, shuffle=True, random_state=0): a right method outside the protocol
+    _, _, _, groups, folds, _ = lab_data
+    score = _core._REGISTRY["7.5"].grade._score
+    answer = []
+    for (train, test), (_, _, on_test) in zip(folds, searches):
+        cv_folds = list(GroupKFold(n_splits=5, shuffle=True, random_state=0).split(train, groups=groups.iloc[train]))
+        k = int(np.argmin([np.mean([score(s, train[a], train[b]) for a, b in cv_folds]) for s in SETTINGS]))
+        answer.append({"tried": SETTINGS, "chosen": SETTINGS[k], "test_rmse": float(on_test[k])})
+    _verdict("7.5", answer, "right|close")
+
+
+def test_grader_mutant_7_5_one_search_on_the_outer_folds_reused(searches):
+    # one study minimising the mean outer test-fold RMSE, its winner reported in every fold
+    k = int(np.argmin(np.mean([on_test for _, _, on_test in searches], axis=0)))
+    answer = [{"tried": SETTINGS, "chosen": SETTINGS[k], "test_rmse": float(on_test[k])} for _, _, on_test in searches]
+    if all(np.argmin(inner) == k or np.argmin(cv) == k for inner, cv, _ in searches):
+        pytest.skip("the reused winner is also the inner choice in every fold: the evidence cannot separate them")
+    _verdict("7.5", answer, "wrong", "one search reused in all folds")
+
+
 # 7.6 split-conformal interval -------------------------------------------------------------------------------------
 def _interval(lab_data, fit_rows, cal_rows, rank=lambda n: int(np.ceil((n + 1) * 0.9)), coverage_rows=None):
     _, X, y, _, _, (_, _, test_idx) = lab_data

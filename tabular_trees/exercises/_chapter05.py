@@ -149,8 +149,9 @@ def _leak_correlations():
 _EVIDENCE_HINTS = {
     "5.7": ("the outside row fits the imputer and the encoder once on all 402 alloys, then runs the same folds.",
             "in each fold of GroupKFold(n_splits=5): the median VEC of the training rows fills both parts, the "
-            "smoothed codes (m = 10) are learnt from the training rows' batch_id and hardness, unseen batches get the "
-            "training mean; then the LightGBM model of the exercise, scored on the test fold."),
+            "smoothed codes (m = 10) are learnt from the training rows' batch_id and hardness and applied to those "
+            "rows too (plain codes, not cross-fitted), unseen batches get the training mean; then the LightGBM model "
+            "of the exercise, scored on the test fold."),
 }
 
 
@@ -186,11 +187,18 @@ def _smoothed_codes(levels, target, apply_to, m=LEAK_SMOOTHING):
     return pd.Series(np.asarray(apply_to)).map(codes).fillna(prior).to_numpy()
 
 
+def _leak_booster_rmse(A, B, y_train, y_test):
+    """Test RMSE of the LightGBM model that exercise 5.7 fixes, fitted on ``A`` and scored on ``B``."""
+    import lightgbm as lgb
+
+    model = lgb.LGBMRegressor(n_estimators=100, learning_rate=0.05, num_leaves=15, min_child_samples=10,
+                              n_jobs=1, verbose=-1, random_state=0).fit(A, y_train)
+    return float(np.sqrt(np.mean((model.predict(B) - y_test) ** 2)))
+
+
 def _leak_rmses(fill_rows, encode_rows, folds=None):
     """Per-fold test RMSEs of the 5.7 booster when the VEC median and the batch codes are learnt from the rows that
     ``fill_rows(train, test)`` and ``encode_rows(train, test)`` name; also the fills used."""
-    import lightgbm as lgb
-
     X, y, grouped = _leak_table()
     vec, batch = X["VEC"].to_numpy(), X["batch_id"].to_numpy()
     scores, fills = [], []
@@ -201,11 +209,31 @@ def _leak_rmses(fill_rows, encode_rows, folds=None):
         for part, idx in ((A, tr), (B, te)):
             part["VEC"] = part["VEC"].fillna(fill)
             part["batch_id"] = _smoothed_codes(batch[rows], y[rows], batch[idx])
-        model = lgb.LGBMRegressor(n_estimators=100, learning_rate=0.05, num_leaves=15, min_child_samples=10,
-                                  n_jobs=1, verbose=-1, random_state=0).fit(A, y[tr])
-        scores.append(float(np.sqrt(np.mean((model.predict(B) - y[te]) ** 2))))
+        scores.append(_leak_booster_rmse(A, B, y[tr], y[te]))
         fills.append(fill)
     return np.array(scores), np.array(fills)
+
+
+def _cross_fitted_rmses(smooth):
+    """Per-fold test RMSEs of 5.7 done inside the folds but with cross-fitted training codes, as the chapter's
+    pipelines encode: scikit-learn's ``TargetEncoder(smooth=smooth, random_state=0)`` (its five shuffled folds are
+    the chapter's ``KFold(5, shuffle=True, random_state=0)``) fitted on the training fold, ``fit_transform`` for
+    its rows and ``transform`` for the test rows. A better method than the exercise's plain codes, not a leak."""
+    from sklearn.model_selection import KFold
+    from sklearn.preprocessing import TargetEncoder
+
+    X, y, grouped = _leak_table()
+    vec = X["VEC"].to_numpy()
+    scores = []
+    for tr, te in grouped:
+        fill = float(np.nanmedian(vec[tr]))
+        A, B = X.iloc[tr].copy(), X.iloc[te].copy()
+        A["VEC"], B["VEC"] = A["VEC"].fillna(fill), B["VEC"].fillna(fill)
+        encoder = TargetEncoder(smooth=smooth, target_type="continuous", cv=KFold(5, shuffle=True, random_state=0))
+        A["batch_id"] = encoder.fit_transform(A[["batch_id"]], y[tr])[:, 0]
+        B["batch_id"] = encoder.transform(B[["batch_id"]])[:, 0]
+        scores.append(_leak_booster_rmse(A, B, y[tr], y[te]))
+    return np.array(scores)
 
 
 @functools.lru_cache(maxsize=None)
@@ -265,6 +293,12 @@ class _InsideTheFolds:
                 return "wrong", (f"not right: {message}, so each test row's code contains its own hardness. Learn the "
                                  "codes from the training fold's rows only.")
         if not _matches_rel(inside, _leak_reference("inside")[0], self.rtol):
+            if any(_matches_rel(inside, _cross_fitted_rmses(smooth), self.rtol) for smooth in (LEAK_SMOOTHING, "auto")):
+                return "close", ("close: the fills are right and no code saw the test fold, but the training rows' "
+                                 "codes are cross-fitted (scikit-learn's TargetEncoder). That is the better method "
+                                 "and the one the chapter's pipelines use; this exercise applies the plain smoothed "
+                                 "codes learnt on the training rows to those rows too, the same encoding as the "
+                                 "outside row, so that the two differ only in which rows chose the fill and codes.")
             return "wrong", "not right. Hint: " + _EVIDENCE_HINTS["5.7"][1]
         if not _matches_rel(outside, _leak_reference("outside")[0], self.rtol):
             return "close", "close: the inside estimate is right. Hint: " + _EVIDENCE_HINTS["5.7"][0]

@@ -312,7 +312,7 @@ class _NestedSearch:
     chosen one is the best of them on the inner validation rows of ``inner_split(train)`` (re-scored here), and
     ``test_rmse`` is the test-fold RMSE of the chosen setting refitted on the whole training fold. A setting
     that is best on the test fold but not on the inner rows was chosen by a non-nested search. A choice that is
-    best by a grouped inner cross-validation of the training fold (GroupKFold, 5 or 3 splits) is a right method
+    best by a grouped inner cross-validation of the training fold (GroupKFold, 5 or 3 splits, or 5 shuffled) is a right method
     outside the lab's protocol: "close", unless in some fold it is best on the test fold and not by that
     cross-validation.
     """
@@ -364,6 +364,13 @@ class _NestedSearch:
             return "wrong", f"{exc}."
         folds = _data()[4]
         deviations = []         # folds whose choice is not the best on inner_split: (fold, best on test, best by CV)
+        # One search run once (say on the outer folds' mean score) and its winner reused everywhere reports the same
+        # settings and the same choice in every fold. A nested search can too (a seeded sampler proposes the same
+        # first settings; one setting can win everywhere), so this only explains a choice the check refuses.
+        reused = len({(tuple(tuple(sorted(s.items())) for s in tried), tuple(sorted(chosen.items())))
+                      for tried, chosen, _ in parsed}) == 1
+        reuse_hint = (" Every fold reports the same settings and the same choice: one search reused in all folds is "
+                      "not nested. Run the study inside each training fold, on its inner rows." if reused else "")
         for k, ((tried, chosen, reported), (train, test)) in enumerate(zip(parsed, folds)):
             distinct = {tuple(sorted(s.items())) for s in tried}
             if len(distinct) < MIN_SETTINGS:
@@ -380,7 +387,9 @@ class _NestedSearch:
                 if not (test_best or cv_best):
                     return "wrong", (f"not right: in fold {k} the chosen setting is not the best of those tried on "
                                      "the inner validation rows of inner_split(train); run one search per training "
-                                     "fold and take its best setting.")
+                                     "fold and take its best setting. (A choice by a grouped inner cross-validation "
+                                     "of the training fold, GroupKFold with 3 or 5 splits, shuffled or not, is "
+                                     "re-scored too; other inner schemes cannot be.)" + reuse_hint)
                 deviations.append((k, test_best, cv_best))
             actual = self._score(chosen, train, test)
             if abs(reported - actual) > self.test_rtol * actual:
@@ -391,7 +400,7 @@ class _NestedSearch:
         if leaked:
             return "wrong", (f"not right: in fold {leaked[0]} the chosen setting is the best on the test fold, not on "
                              "the inner validation rows. That is a non-nested search: the test fold chose the setting "
-                             "it then scores. Choose on inner_split(train) only.")
+                             "it then scores. Choose on inner_split(train) only." + reuse_hint)
         if deviations:
             return "close", ("close: a nested search that chose by a grouped inner cross-validation of the training "
                              "fold instead of inner_split(train). That is a right method; the task's inner split lets "
@@ -400,12 +409,14 @@ class _NestedSearch:
 
     def _best_of_inner_cv(self, chosen, tried, train):
         """Whether ``chosen`` is the best of ``tried`` by the mean RMSE of a grouped inner cross-validation of the
-        training fold (GroupKFold with 3 or 5 splits on the compositions): a right method outside the protocol."""
+        training fold (GroupKFold with 5 or 3 splits on the compositions, or 5 shuffled with random_state=0 as in
+        chapter 6): a right method outside the protocol."""
         from sklearn.model_selection import GroupKFold
 
         groups = _data()[3]["composition"].iloc[train]
-        for n_splits in (5, 3):
-            inner = [(train[a], train[b]) for a, b in GroupKFold(n_splits=n_splits).split(train, groups=groups)]
+        schemes = (GroupKFold(n_splits=5), GroupKFold(n_splits=3), GroupKFold(n_splits=5, shuffle=True, random_state=0))
+        for scheme in schemes:
+            inner = [(train[a], train[b]) for a, b in scheme.split(train, groups=groups)]
             mean = {tuple(sorted(s.items())): np.mean([self._score(s, a, b) for a, b in inner]) for s in tried}
             if mean[tuple(sorted(chosen.items()))] <= min(mean.values()) * (1 + self.inner_rtol):
                 return True

@@ -214,6 +214,7 @@ def _leak_rmses(fill_rows, encode_rows, folds=None):
     return np.array(scores), np.array(fills)
 
 
+@functools.lru_cache(maxsize=None)
 def _cross_fitted_rmses(smooth):
     """Per-fold test RMSEs of 5.7 done inside the folds but with cross-fitted training codes, as the chapter's
     pipelines encode: scikit-learn's ``TargetEncoder(smooth=smooth, random_state=0)`` (its five shuffled folds are

@@ -565,15 +565,17 @@ def test_no_markdown_breaks_a_formula(path):
     assert not traps, "formulas cut by Markdown (see tools/math_traps.py for the fix):\n" + "\n".join(map(str, traps))
 
 
-_INTERACTIVE = re.compile(r"^```\{interactive-figure\}\n:name: (fig-ch(\d+)-[a-z0-9]+(?:-[a-z0-9]+)*)\n\n(.+?)\n```",
-                          re.S)
+_INTERACTIVE = re.compile(r"^```\{interactive-figure\}\n:name: (fig-ch(\d+)-[a-z0-9]+(?:-[a-z0-9]+)*)\n"
+                          r"(?::print: ([^\n]+)\n)?\n(.+?)\n```", re.S)
+_WEB_WORDS = re.compile(r"slider|button|drag|click|hover|move the|expand", re.I)
 
 
 @pytest.mark.parametrize("path", [p for p in NOTEBOOKS if "interactive_html(" in p.read_text(encoding="utf-8")],
                          ids=lambda p: p.name)
 def test_interactive_figures_are_numbered_and_captioned(path):
     """A cell that shows an interactive (Plotly) figure is followed by an ``{interactive-figure}`` cell that
-    numbers and captions its output (tools/book_ext.py), as mystnb.figure does for a static figure."""
+    numbers and captions its output (tools/book_ext.py), as mystnb.figure does for a static figure, with a
+    ``:print:`` caption for the PDF, which shows the figure's starting position."""
     cells = _cells(path)
     chapter = NOTES_CHAPTER.get(path.stem, int(path.name[:2]))
     shown = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and "remove-cell" not in _tags(c)
@@ -585,7 +587,10 @@ def test_interactive_figures_are_numbered_and_captioned(path):
         assert match and cells[i + 1]["cell_type"] == "markdown", (
             f"{path.name}: code cell {i} shows an interactive figure; the next cell must be an "
             "```{interactive-figure} block with :name: fig-chN-... and a caption")
-        assert int(match[2]) == chapter and len(match[3].split()) >= 8, match[0]
+        assert int(match[2]) == chapter and len(match[4].split()) >= 8, match[0]
+        # the PDF prints the starting position: its caption (:print:) does not ask the reader to move a slider
+        assert match[3] and len(match[3].split()) >= 8 and not _WEB_WORDS.search(match[3]), (
+            f"{path.name}: {match[1]} needs a :print: caption for the PDF without slider or button words")
 
 
 def test_page_fixes_name_toggles_and_empty_header_cells():
@@ -598,3 +603,44 @@ def test_page_fixes_name_toggles_and_empty_header_cells():
     cited = book_ext.fix_page_html('<div role="list" class="citation-list">'
                                    '<div class="citation" id="id10" role="doc-biblioentry">Breiman</div></div>')
     assert 'role="listitem"' in cited and "doc-biblioentry" not in cited
+
+
+# --- Print layout (tools/book_ext.py): wide output tables turned on their side, links to left-out pages ---
+
+def _docutils_table(rows):
+    from docutils import nodes
+
+    table, group = nodes.table(), nodes.tgroup(cols=len(rows[0]))
+    group += [nodes.colspec(colwidth=1) for _ in rows[0]]
+    head, body = nodes.thead(), nodes.tbody()
+    head += nodes.row("", *[nodes.entry("", nodes.paragraph(text=str(c))) for c in rows[0]])
+    for row in rows[1:]:
+        body += nodes.row("", *[nodes.entry("", nodes.paragraph(text=str(c))) for c in row])
+    group += [head, body]
+    table += group
+    return table
+
+
+def _table_rows(table):
+    return [[entry.astext() for entry in row] for row in table.findall(lambda n: n.tagname == "row")]
+
+
+def test_a_wide_short_output_table_is_turned_on_its_side_and_others_are_not():
+    wide = [["model"] + [f"c{i}" for i in range(12)], ["forest"] + [str(i) for i in range(12)]]
+    table = _docutils_table(wide)
+    assert book_ext.transpose_table(table)
+    rows = _table_rows(table)
+    assert rows[0] == ["model", "forest"] and rows[1] == ["c0", "0"] and len(rows) == 13
+    square = [["a"] + [f"c{i}" for i in range(9)]] + [[str(r)] * 10 for r in range(10)]
+    assert not book_ext.transpose_table(_docutils_table(square))  # as many rows as columns: kept
+    narrow = [["a", "b", "c"], ["1", "2", "3"]]
+    assert not book_ext.transpose_table(_docutils_table(narrow))
+
+
+def test_a_link_to_a_page_the_edition_leaves_out_names_its_title():
+    sources = {"book/instructors": "(instructors)=\n# For instructors\n\nText.",
+               "book/14_bayes_reproduction_notes": "# Reproduction notes\n\n(bayes-notes-cost)=\n## The cost of NUTS\n"}
+    assert book_ext.left_out_title(sources, "book/instructors", "doc") == "For instructors"
+    assert book_ext.left_out_title(sources, "bayes-notes-cost", "ref") == "The cost of NUTS"
+    assert book_ext.left_out_title(sources, "book/01_bias_variance_trees", "doc") is None
+    assert book_ext.left_out_title(sources, "fig-ch1-three-trees", "ref") is None

@@ -88,3 +88,94 @@ def test_verdicts_in_a_student_edition_and_hidden_checks_anywhere_are_refused():
     assert check_pdf.answer_problems("  # Hidden checks of the text above\n", student=False) == [
         "hidden-check cell printed: # Hidden checks of the text above"]
     assert check_pdf.answer_problems("The hidden checks assert each claim.\n", student=True) == []
+
+
+# --- print editions (tools/editions.py) and the checks added with them ---
+
+def test_the_student_edition_leaves_the_instructors_pages_out_and_the_instructors_edition_keeps_all():
+    import editions
+
+    titles = check_pdf.chapter_titles()
+    student = check_pdf.chapter_titles(exclude=editions.pages_left_out("student"))
+    assert editions.pages_left_out("instructors") == ()
+    left_out = [t for t in titles if t not in student]
+    assert len(left_out) == len(editions.INSTRUCTOR_PAGES) == 7
+    assert any("api" in t.lower() for t in left_out) and any("instructors" in t.lower() for t in left_out)
+    # the student edition: the introduction, chapters 1-10, the glossary and the references
+    parts = check_pdf.toc_parts(exclude=editions.pages_left_out("student"))
+    assert [len(t) for _, t in parts] == [7, 3, 2]
+    assert [t.lower() for t in parts[2][1]] == ["glossary", "references"]
+
+
+def test_an_unknown_edition_is_refused(monkeypatch):
+    import editions
+    import pytest
+
+    monkeypatch.setenv("TABULAR_TREES_EDITION", "teachers")
+    with pytest.raises(ValueError, match="TABULAR_TREES_EDITION must be 'student' or 'instructors'"):
+        editions.pdf_edition()
+    monkeypatch.setenv("TABULAR_TREES_EDITION", "Instructors ")
+    assert editions.pdf_edition() == "instructors"
+    monkeypatch.delenv("TABULAR_TREES_EDITION")
+    assert editions.pdf_edition() == "student"
+
+
+_TABLE_TEX = "\n".join([
+    r"\chapter{Boosting}",                                       # 1
+    r"Some text with a long word.",                              # 2
+    r"\begin{savenotes}\sphinxattablestart",                     # 3
+    r"\begin{tabulary}{\linewidth}[t]{|T|T|}",                   # 4
+    r"\sphinxAtStartPar", r"1.6723e+16", r"&", r"0.25", r"\\",    # 5-9
+    r"\end{tabulary}",                                           # 10
+    r"\sphinxattableend\end{savenotes}",                         # 11
+    r"A paragraph after the table.",                             # 12
+])
+
+
+def test_overfull_boxes_in_tables_are_found_and_others_are_not():
+    assert check_pdf.table_spans(_TABLE_TEX) == [(4, 10)]
+    log = ("Overfull \\hbox (12.0pt too wide) in paragraph at lines 6--6\n []\\TU/FreeSerif 1.6723e+\n"
+           "Overfull \\hbox (3.1pt too wide) in paragraph at lines 12--12\n"
+           "Overfull \\hbox (0.4pt too wide) in alignment at lines 4--10\n"
+           "Overfull \\vbox (0.6pt too high) detected at line 7\n")
+    assert check_pdf.overfull_tables(log, _TABLE_TEX) == [
+        "table wider than its box by 12.0 pt (LaTeX source lines 6-6)",
+        "table wider than its box by 0.4 pt (LaTeX source lines 4-10)"]
+    assert check_pdf.overfull_tables("Output written on tabular-trees.pdf (242 pages).\n", _TABLE_TEX) == []
+    # a natural-width table in the fit box (tools/book_ext.py) is a table too
+    fitted = _TABLE_TEX.replace(r"\begin{tabulary}{\linewidth}[t]{|T|T|}", r"\begin{TTfit}\begin{tabular}[t]{|l|l|}")
+    fitted = fitted.replace(r"\end{tabulary}", r"\end{tabular}\end{TTfit}")
+    assert check_pdf.table_spans(fitted) == [(4, 10)]
+
+
+def test_raw_latex_and_myst_in_the_text_are_found_but_not_in_code():
+    tex = "\n".join([
+        r"\begin{document}",
+        r"The proof: \textbackslash{}operatorname\{Cov\} of the two trees.",
+        r"See \{numref\}\textasciigrave{}fig\sphinxhyphen{}ch1\textasciigrave{} for the curve.",
+        r"\textasciigrave{}\textasciigrave{}\textasciigrave{}\{solution\} ch1\sphinxhyphen{}ex",
+        r"\begin{sphinxVerbatim}[commandchars=\\\{\}]",
+        r"ax.set_ylabel(r\PYG{l+s+s2}{\PYGZdq{}\PYGZdl{}\PYGZbs{}hat\PYGZob{}y\PYGZcb{}\PYGZdl{}\PYGZdq{}})",
+        r"\end{sphinxVerbatim}",
+        r"Inline code \sphinxcode{\sphinxupquote{\textbackslash{}frac}} is code.",
+    ])
+    kinds = [problem.split(" in the text")[0] for problem in check_pdf.raw_source(tex)]
+    assert kinds == ["raw LaTeX", "MyST role or directive", "MyST role or directive", "MyST code fence"]
+    clean = "\\begin{document}\nThe covariance $\\operatorname{Cov}$ of two trees (Fig.\\@ \\ref{fig}).\n"
+    assert check_pdf.raw_source(clean) == []
+
+
+def test_hyphenated_code_names_are_found_and_hyphenated_words_are_not():
+    tex = (r"Set \sphinxcode{\sphinxupquote{DecisionTreeRegressor(ccp\_alpha=a, random\_state=0)}} and "
+           r"\sphinxcode{\sphinxupquote{tabular\_trees.shapley}}, or \sphinxcode{\sphinxupquote{min\sphinxhyphen{}samples}}.")
+    names = check_pdf.inline_code_names(tex)
+    assert {"DecisionTreeRegressor", "ccp_alpha", "random_state", "tabular_trees.shapley", "min"} <= names
+    text = ("compute the mean grouped CV RMSE of DecisionTreeRegressor(ccp_alpha=a, ran-\n"
+            "dom_state=0) over the folds, and read tabu-\n"
+            "lar_trees.shapley; the pre-\n"
+            "dictions of a well-\n"
+            "known tree, and min-\n"
+            "samples in a leaf.\n")
+    assert check_pdf.hyphenated_names(text, names) == [
+        "code name hyphenated: ran- / dom_state", "code name hyphenated: tabu- / lar_trees.shapley"]
+    assert check_pdf.hyphenated_names("the random_\nstate of the split\n", names) == []

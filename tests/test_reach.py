@@ -194,7 +194,8 @@ def test_exporter_converts_myst_on_a_small_notebook(tmp_path):
             "# Ch\n\nAs {cite}`breiman2001rf` shows, see {prf:ref}`ch9-thm-a`.\n\n",
             "```{prf:theorem} Big result\n:label: ch9-thm-a\n\nIt holds.\n```\n\n",
             "```{prf:proof}\nTrivial.\n```\n\n```{exercise}\n:label: ch9-ex-a\n\nDo it.\n```\n\n",
-            "```{solution} ch9-ex-a\n:class: dropdown\n\nSECRET prose.\n```\n\nAfter {ref}`ch9-ex-b`."]},
+            "```{solution} ch9-ex-a\n:class: dropdown\n\nSECRET prose.\n```\n\nAfter {ref}`ch9-ex-b`.\n\n",
+            "```{only} html\nMove the slider.\n```\n\n```{only} latex\nPrint shows the start.\n```\n"]},
         {"cell_type": "markdown", "metadata": {}, "source": [
             "```{exercise}\n:label: ch9-ex-b\n\nCode it.\n```\n\n```{solution-start} ch9-ex-b\n:class: dropdown\n```\n"]},
         {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": ["secret = 42\n"]},
@@ -218,6 +219,7 @@ def test_exporter_converts_myst_on_a_small_notebook(tmp_path):
     assert "**Theorem 9.1 (Big result).**" in text and "*Proof.* Trivial. ∎" in text
     assert "SECRET" not in text and "secret = 42" not in text and "assert True" not in text
     assert "HIDDEN" not in text and "tagged_secret" not in text
+    assert "Move the slider." in text and "Print shows" not in text  # a notebook reads as the web book
     assert "The end." in text and "## References" in text and "Breiman" in nb["cells"][-1]["source"][-1]
     kinds = [c["cell_type"] for c in nb["cells"]]
     assert kinds.count("code") == 3  # the install cell and one answer cell per solution with code

@@ -1,6 +1,6 @@
-"""Sphinx extension for the course book: figure guard, withheld solutions, one local plotly.js, the PDF's class.
+"""Sphinx extension for the course book: figure guard, withheld solutions, one local plotly.js, the printed editions.
 
-Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools/``). It does five things:
+Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools/``). It does six things:
 
 1. **Figures cannot disappear.** ``figure_minimums`` (a dict in ``sphinx.config``) maps a document name such
    as ``book/01_bias_variance_trees`` to the smallest number of images its HTML page must contain. After an
@@ -30,8 +30,15 @@ Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools
 4. **A PDF with the book's structure.** ``use_jupyterbook_latex: true`` turns the table of contents' part
    captions into LaTeX parts and every chapter into a LaTeX chapter; this extension then puts Sphinx's own
    LaTeX class back in place of sphinx-jupyterbook-latex's (which needs a 1.4 GB font package).
-5. **A handout.** The PDF is US letter unless ``TABULAR_TREES_PAPER=a4``, and leaves the API reference out
-   unless ``TABULAR_TREES_PDF_API=1``.
+5. **Two printed editions.** ``TABULAR_TREES_EDITION`` (``tools/editions.py``) picks the student edition (the
+   default: introduction, chapters 1-10, glossary, references, no solutions; ``tabular-trees.pdf``) or the
+   instructors' edition (every page, solutions shown; ``tabular-trees-instructors.pdf``). A link to a page the
+   edition leaves out prints its title and "(instructors' edition)". The title page names the edition, the
+   library's version and the date; pages are one-sided, so no blank page precedes a chapter. The PDF is US letter
+   unless ``TABULAR_TREES_PAPER=a4``.
+6. **Print layout.** A table a cell printed is set at its natural width and shrunk to the text width when wider
+   (a wide, short one turned on its side), so no digit is cut; an interactive figure prints its starting position
+   with its ``:print:`` caption, without the code that builds the demo (``_PrintLayout``).
 """
 
 from __future__ import annotations
@@ -39,12 +46,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
 from docutils.parsers.rst import directives
 from sphinx.errors import ExtensionError
+from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
@@ -53,7 +62,9 @@ logger = logging.getLogger(__name__)
 
 SOLUTION_TAG_CLASS = "tag_solution"
 PLOTLY_JS = "plotly.min.js"
-API_PAGE = "book/api"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from editions import API_PAGE, EDITION_NAMES, EDITION_TARGETS, INSTRUCTOR_PAGES, pages_left_out  # noqa: E402
+from editions import pdf_edition as _edition_from_env  # noqa: E402
 # An image Sphinx copied for a page: ``src="../_images/…"`` (any depth of ``../``) or ``src="_images/…"``.
 _IMG_RE = re.compile(r"<img\b[^>]*\bsrc=\"(?:\.\./)*_images/[^\"]+\"", re.IGNORECASE)
 
@@ -177,12 +188,13 @@ class InteractiveFigure(SphinxDirective):
         Interactive: what the demo shows, in a sentence or two.
         ```
 
-    The directive makes an (empty) numbered figure with this caption and label; ``_fill_interactive_figures``
+    ``:print:`` (optional) is the caption of the PDF, which prints the demo's starting position and not the code
+    that builds it (``_PrintLayout``). The directive makes an (empty) numbered figure with this caption and label; ``_fill_interactive_figures``
     then moves the output of the code cell right before it into the figure (the Plotly HTML in the web book, its
     static picture in the PDF), so ``{numref}`` and the figure numbers treat it as any other figure."""
 
     has_content = True
-    option_spec = {"name": directives.unchanged_required}
+    option_spec = {"name": directives.unchanged_required, "print": directives.unchanged}
 
     def run(self):
         if "name" not in self.options or not self.content:
@@ -195,6 +207,10 @@ class InteractiveFigure(SphinxDirective):
         caption = nodes.caption(body[0].rawsource, "", *body[0].children)
         caption.source, caption.line = self.get_source_info()
         figure += caption
+        if self.options.get("print"):
+            printed = nodes.Element()
+            self.state.nested_parse(StringList([self.options["print"]]), self.content_offset, printed)
+            figure["print_caption"] = nodes.caption(printed[0].rawsource, "", *printed[0].children)
         self.add_name(figure)
         return [figure]
 
@@ -337,50 +353,253 @@ def _paper_size(app, config) -> None:
     config.latex_elements = {**(config.latex_elements or {}), "papersize": f"{paper}paper"}
 
 
-def _api_out_of_the_handout(app) -> None:
-    """The PDF leaves the API reference out (80 pages the handout does not need; the HTML book has it) unless
-    ``TABULAR_TREES_PDF_API=1``. Runs before Sphinx looks for the source files."""
+def pdf_edition() -> str:
+    """The edition this PDF build prints (``editions.pdf_edition``), as a Sphinx error when it is unknown."""
+    try:
+        return _edition_from_env()
+    except ValueError as error:
+        raise ExtensionError(str(error)) from None
+
+
+def _book_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("tabular-trees-course")
+    except Exception:  # the book built without the package installed: no version on the title page
+        return ""
+
+
+def _builder_name(app) -> str | None:
+    """The name of the builder this Sphinx application was created with, at ``config-inited`` (Sphinx creates the
+    builder after this event, and the environment, which must see the edition's configuration, before it): the
+    ``buildername`` argument of ``Sphinx.__init__`` on the call stack."""
+    import inspect
+
+    frame = inspect.currentframe()
+    while frame is not None:
+        if frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is app:
+            return frame.f_locals.get("buildername")
+        frame = frame.f_back
+    return None
+
+
+def _edition_config(app, config) -> None:
+    """A PDF build prints one edition (``pdf_edition``): its own file name, a title page that names the edition,
+    the library's version and the date, solutions withheld in the student edition and shown in the instructors'.
+    Every edition: one-sided pages that start a chapter on the next page (no blank pages), no domain indices
+    (sphinx-proof's "Proof Index" lists internal labels), the general index only in the instructors' edition."""
+    if _builder_name(app) != "latex":
+        return
+    edition = pdf_edition()
+    if edition == "student":
+        config.hide_solutions = True
+    documents = list(config.latex_documents or [])
+    if documents:
+        first = list(documents[0])
+        first[1] = EDITION_TARGETS[edition]
+        documents[0] = tuple(first)
+        config.latex_documents = documents
+    version = _book_version()
+    config.release = version
+    config.latex_domain_indices = False
+    elements = dict(config.latex_elements or {})
+    elements["releasename"] = EDITION_NAMES[edition] + (", version" if version else "")
+    elements["extraclassoptions"] = "openany,oneside"
+    if edition == "student":
+        elements["printindex"] = ""
+    config.latex_elements = elements
+
+
+def _leave_pages_out_of_the_pdf(app) -> None:
+    """The PDF leaves out the pages its edition does not print (``pages_left_out``). Runs before Sphinx looks for
+    the source files."""
     if app.builder.format != "latex":
         return
-    if not _api_wanted_in_pdf():
-        app.config.exclude_patterns = [*app.config.exclude_patterns, API_PAGE + ".md"]
-        # the contents and the introduction's {doc} link name the page left out; the HTML build (-W) still checks
-        # every document link
-        app.config.suppress_warnings = [*app.config.suppress_warnings, "etoc.ref", "ref.doc"]
+    left_out = pages_left_out(pdf_edition())
+    if left_out:
+        app.config.exclude_patterns = [*app.config.exclude_patterns, *(page + ".md" for page in left_out),
+                                       *(page + ".ipynb" for page in left_out)]
+        # the contents and links name the pages left out; the HTML build (-W) still checks every link
+        app.config.suppress_warnings = [*app.config.suppress_warnings, "etoc.ref", "ref.doc", "ref.ref",
+                                        "ref.numref"]
 
 
-def _reread_contents_when_api_comes_or_goes(app, env, added, changed, removed):
-    """A build that reuses the environment of another (the PDF after the HTML, or the other way round) adds or
-    removes the API page without re-reading the pages whose contents list it, so their stored toctrees still
-    name it (the PDF then inlined the whole API reference) or still lack it. Re-read every page with a toctree."""
-    if API_PAGE in added or API_PAGE in removed:
+def _reread_contents_when_pages_come_or_go(app, env, added, changed, removed):
+    """A build that reuses the environment of another (the PDF after the HTML, or one edition after the other)
+    adds or removes pages without re-reading the pages whose contents list them, so their stored toctrees still
+    name them or still lack them. Re-read every page with a toctree."""
+    if set(INSTRUCTOR_PAGES) & (set(added) | set(removed)):
         return sorted(doc for doc in env.toctree_includes if doc not in added)
     return []
 
 
-def _api_wanted_in_pdf() -> bool:
-    return os.environ.get("TABULAR_TREES_PDF_API", "").strip().lower() in {"1", "true", "yes"}
+def _page_source(app, docname: str) -> str:
+    """The Markdown text of a page (a .md file, or the Markdown cells of a notebook)."""
+    import json
+
+    root = Path(app.srcdir)
+    if (root / (docname + ".md")).is_file():
+        return (root / (docname + ".md")).read_text(encoding="utf-8")
+    if (root / (docname + ".ipynb")).is_file():
+        cells = json.loads((root / (docname + ".ipynb")).read_text(encoding="utf-8"))["cells"]
+        return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return ""
 
 
-class _DropApiFromPdfContents(SphinxPostTransform):
-    """Without the API page the PDF's contents must not list it: sphinx-jupyterbook-latex's list of contents
-    (a post-transform at priority 999) looks up the title of every toctree entry and fails on a page left out of
-    the build. This runs first and drops the entry from the toctrees and their copies."""
+def left_out_title(sources: dict[str, str], target: str, reftype: str) -> str | None:
+    """The title a reference to a left-out page or section shows: the page's ``# `` title for a document, the
+    heading under the label ``(target)=`` for a section; None when no left-out page has it."""
+    for docname, text in sources.items():
+        if reftype == "doc" and docname == target:
+            match = re.search(r"^# (.+)$", text, re.M)
+            return match.group(1).strip() if match else None
+        if reftype == "ref":
+            match = re.search(r"^\(" + re.escape(target) + r"\)=\s*\n#+ (.+)$", text, re.M)
+            if match:
+                return match.group(1).strip()
+    return None
+
+
+def _left_out_reference(app, env, node, contnode):
+    """In a PDF edition without some pages, a link to one of them prints its title (or its own text) in italics,
+    followed by "(instructors' edition)", instead of a bare label or file name."""
+    if app.builder.format != "latex" or node.get("reftype") not in {"doc", "ref"}:
+        return None
+    left_out = pages_left_out(pdf_edition())
+    if not left_out:
+        return None
+    from sphinx.util import docname_join
+
+    sources = {docname: _page_source(app, docname) for docname in left_out}
+    target = node["reftarget"]
+    if node["reftype"] == "doc":
+        target = docname_join(node.get("refdoc", ""), target)
+    title = left_out_title(sources, target, node["reftype"])
+    if title is None:
+        return None
+    shown = contnode.astext() if node.get("refexplicit") else title
+    return nodes.inline("", "", nodes.emphasis(shown, shown), nodes.Text(" (instructors' edition)"))
+
+
+class _DropLeftOutPagesFromPdfContents(SphinxPostTransform):
+    """The PDF's contents must not list a page its edition leaves out: sphinx-jupyterbook-latex's list of
+    contents (a post-transform at priority 999) looks up the title of every toctree entry and fails on a page left
+    out of the build. This runs first and drops those entries from the toctrees and their copies."""
 
     default_priority = 990
     builders = ("latex",)
 
     def run(self, **kwargs) -> None:
-        if _api_wanted_in_pdf():
+        left_out = set(pages_left_out(pdf_edition()))
+        if not left_out:
             return
+
         def is_contents(node):  # a toctree or sphinx-jupyterbook-latex's copy of one (index nodes have entries too)
             return isinstance(node, addnodes.toctree) or (
                 isinstance(node, nodes.Element) and "latex-tableofcontents" in str(node.get("classes", "")))
 
         for node in self.document.findall(is_contents):
-            node["entries"] = [(title, entry) for title, entry in node.get("entries", []) if entry != API_PAGE]
+            node["entries"] = [(title, entry) for title, entry in node.get("entries", []) if entry not in left_out]
             if "includefiles" in node.attributes:
-                node["includefiles"] = [entry for entry in node["includefiles"] if entry != API_PAGE]
+                node["includefiles"] = [entry for entry in node["includefiles"] if entry not in left_out]
+
+
+FIT_CLASS = "tt-fit"  # a table typeset at its natural width and shrunk to the text width when wider (PDF)
+TRANSPOSE_MIN_COLUMNS = 9  # an output table this wide with fewer rows than columns prints transposed
+
+
+def _table_grid(table):
+    """The rows of a docutils table (header rows first) as lists of entries, or None when a cell spans."""
+    groups = [child for child in table.children if isinstance(child, nodes.tgroup)]
+    if len(groups) != 1:
+        return None
+    rows = [row for part in groups[0].children if isinstance(part, (nodes.thead, nodes.tbody)) for row in part]
+    grid = [list(row.children) for row in rows]
+    if any(e.get("morecols") or e.get("morerows") for row in grid for e in row) or len({len(r) for r in grid}) != 1:
+        return None
+    return grid
+
+
+def transpose_table(table) -> bool:
+    """Turn a wide, short table on its side in place (its first column becomes the header row) when it has at
+    least ``TRANSPOSE_MIN_COLUMNS`` columns and fewer rows than columns; returns whether it did."""
+    grid = _table_grid(table)
+    if not grid or len(grid[0]) < TRANSPOSE_MIN_COLUMNS or len(grid) >= len(grid[0]):
+        return False
+    columns = [list(column) for column in zip(*grid)]
+    group = nodes.tgroup(cols=len(grid))
+    group += [nodes.colspec(colwidth=1) for _ in grid]
+    head, body = nodes.thead(), nodes.tbody()
+    head += nodes.row("", *columns[0])
+    for column in columns[1:]:
+        body += nodes.row("", *column)
+    group += [head, body]
+    for child in list(table.children):
+        if isinstance(child, nodes.tgroup):
+            table.remove(child)
+    table += group
+    return True
+
+
+def _in_cell_output(node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, nodes.container) and parent.get("nb_element") == "cell_code_output":
+            return True
+        parent = parent.parent
+    return False
+
+
+class _PrintLayout(SphinxPostTransform):
+    """What the PDF prints differently from the web book:
+
+    - a table a cell printed (a DataFrame) is typeset at its natural width and shrunk to the text width when wider
+      (``FIT_CLASS``; tabulary would wrap it into columns too narrow for its numbers, which then overprint their
+      neighbours), and a wide, short one is turned on its side (``transpose_table``);
+    - an interactive figure shows its static picture: the code cell that builds the demo (sliders, buttons) is
+      left out, and the caption reads as ``:print:`` says (the web caption names the sliders)."""
+
+    default_priority = 400
+    builders = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        for table in list(self.document.findall(nodes.table)):
+            if _in_cell_output(table):
+                transpose_table(table)
+                table["classes"].append(FIT_CLASS)
+        for figure in list(self.document.findall(nodes.figure)):
+            if not figure.get("interactive_figure"):
+                continue
+            previous = _previous_sibling(figure)
+            if previous is not None and _is_code_cell(previous):
+                previous.parent.remove(previous)
+            printed = figure.get("print_caption")
+            if printed is not None:
+                for caption in list(figure.findall(nodes.caption)):
+                    caption.replace_self(printed.deepcopy())
+
+
+def _latex_translator():
+    from sphinx.writers.latex import LaTeXTranslator
+
+    class BookLaTeXTranslator(LaTeXTranslator):
+        """Sphinx's LaTeX writer, but a table of class ``FIT_CLASS`` is a natural-width ``tabular`` inside the
+        ``TTfit`` environment (defined in ``_config.yml``'s preamble), which shrinks it to the text width only
+        when it is wider."""
+
+        def depart_table(self, node):
+            if FIT_CLASS not in node.get("classes", []):
+                return super().depart_table(node)
+            self.table.has_verbatim = True  # Sphinx's choice for natural width: tabular with l columns
+            start = len(self.body)
+            super().depart_table(node)
+            fragment = "".join(self.body[start:])
+            fragment = fragment.replace(r"\begin{tabular}", r"\begin{TTfit}\begin{tabular}", 1)
+            fragment = fragment.replace(r"\end{tabular}", r"\end{tabular}\end{TTfit}", 1)
+            self.body[start:] = [fragment]
+
+    return BookLaTeXTranslator
 
 
 def _number_within_chapters(app) -> None:
@@ -401,9 +620,13 @@ def setup(app):
     app.connect("doctree-read", _unique_ids, priority=900)
     app.connect("builder-inited", _builder_inited)
     app.connect("config-inited", _paper_size)
-    app.connect("builder-inited", _api_out_of_the_handout)
-    app.connect("env-get-outdated", _reread_contents_when_api_comes_or_goes)
-    app.add_post_transform(_DropApiFromPdfContents)
+    app.connect("config-inited", _edition_config, priority=950)
+    app.connect("builder-inited", _leave_pages_out_of_the_pdf)
+    app.connect("env-get-outdated", _reread_contents_when_pages_come_or_go)
+    app.add_post_transform(_DropLeftOutPagesFromPdfContents)
+    app.add_post_transform(_PrintLayout)
+    app.connect("missing-reference", _left_out_reference)
+    app.set_translator("latex", _latex_translator(), override=True)
     app.connect("builder-inited", _number_within_chapters, priority=900)
     app.connect("build-finished", _copy_plotly_and_check_figures)
     app.connect("doctree-resolved", _strip_inline_plotly_from_outputs)

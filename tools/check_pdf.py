@@ -1,6 +1,6 @@
 """Check the PDF of the book: a handout an instructor can print.
 
-Usage: ``python tools/check_pdf.py _build/latex/tabular-trees.pdf [--min-pages N] [--api]``.
+Usage: ``python tools/check_pdf.py _build/latex/tabular-trees.pdf [--min-pages N] [--edition student|instructors]``.
 
 Reads the title (the first ``# `` heading) of every file listed in ``_toc.yml``, extracts the PDF's text with
 ``pdftotext`` and its page count with ``pdfinfo`` (both from poppler-utils), prints the page count, and exits
@@ -9,8 +9,10 @@ with status 1 when
 - a title is missing, or the PDF has fewer than ``--min-pages`` pages;
 - the contents (the LaTeX ``.toc`` file next to the PDF) do not list every part of ``_toc.yml`` as a part and
   every page under it as a chapter of that part;
-- the API reference is in the handout (it is left out unless the build had ``TABULAR_TREES_PDF_API=1``; pass
-  ``--api`` to check such a PDF, which must then contain it);
+- the edition holds the wrong pages: the student edition (the default) has the introduction, chapters 1-10, the
+  glossary and the references, and none of the instructors' pages (``book_ext.INSTRUCTOR_PAGES``: the appendix,
+  the reproduction notes, the instructors' page, the API reference, the execution report); the instructors'
+  edition (``--edition instructors``, built with ``TABULAR_TREES_EDITION=instructors``) has every page;
 - the LaTeX log (the ``.log`` next to the PDF) reports a missing character (a glyph the font lacks);
 - an output shows a placeholder instead of a picture or a table (``<IPython.core.display.HTML object>``,
   ``<pandas.io.formats.style.Styler at 0x...>``);
@@ -21,7 +23,13 @@ with status 1 when
   second exercise of chapter 8, the id its check cell uses; read from the LaTeX source next to the PDF);
 - a hidden-check cell (``# Hidden checks ...``) is printed, or, in a student edition (built with
   ``TABULAR_TREES_HIDE_SOLUTIONS=1``: no "Solution to Exercise" box in it, or ``--student``), an exercise's
-  verdict (``✓ Exercise 7.2: right ...``), which can give the answer away.
+  verdict (``✓ Exercise 7.2: right ...``), which can give the answer away, or a solution;
+- a table is wider than its box (an overfull box inside a table in the LaTeX log: digits printed over their
+  neighbours or cut at the margin);
+- raw LaTeX or MyST reaches the text (``\\operatorname`` set as words, a ``{numref}`` role or a ```` ``` ```` fence
+  printed as it was typed: read from the LaTeX source outside code);
+- a code name is hyphenated at a line's end (``ran-`` / ``dom_state``: the reader cannot tell the hyphen from the
+  name).
 """
 
 from __future__ import annotations
@@ -35,7 +43,8 @@ import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-API_PAGE = "book/api"  # left out of the handout unless the PDF was built with TABULAR_TREES_PDF_API=1
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from editions import API_PAGE, INSTRUCTOR_PAGES  # noqa: E402  (the pages only the instructors' edition prints)
 _MISSING_RE = re.compile(r"^Missing character: There is no (.+?) in font (.+?)!?$", re.M)
 # an object's default repr: "<IPython.core.display.HTML object>", "<pandas.io.formats.style.Styler at 0x7f4a...>"
 _PLACEHOLDER_RE = re.compile(r"<[A-Za-z_][\w.]*(?:\s+object(?:\s+at\s+0x[0-9a-fA-F]+)?|\s+at\s+0x[0-9a-fA-F]+)>")
@@ -166,6 +175,98 @@ def answer_problems(text: str, student: bool) -> list[str]:
     return problems
 
 
+_OVERFULL_RE = re.compile(r"^Overfull \\hbox \(([0-9.]+)pt too wide\) in (?:paragraph|alignment) at lines (\d+)--(\d+)",
+                          re.M)
+_TABLE_ENVS = ("tabulary", "tabular", "tabular*", "longtable", "TTfit")
+
+
+def table_spans(tex: str) -> list[tuple[int, int]]:
+    """(first, last) line of every table environment of a LaTeX source (1-based, outermost tables only)."""
+    spans, depth, start = [], 0, 0
+    for number, line in enumerate(tex.splitlines(), start=1):
+        for match in re.finditer(r"\\(begin|end)\{([A-Za-z*]+)\}", line):
+            if match.group(2) not in _TABLE_ENVS:
+                continue
+            if match.group(1) == "begin":
+                depth += 1
+                if depth == 1:
+                    start = number
+            elif depth:
+                depth -= 1
+                if depth == 0:
+                    spans.append((start, number))
+    return spans
+
+
+def overfull_tables(log_text: str, tex: str) -> list[str]:
+    """Overfull boxes the LaTeX log reports inside a table: a cell wider than its column (digits printed over the
+    next cell) or a table wider than the text."""
+    spans = table_spans(tex)
+    problems = []
+    for points, first, last in _OVERFULL_RE.findall(log_text):
+        first, last = int(first), int(last)
+        if any(start <= first and last <= end for start, end in spans):
+            problems.append(f"table wider than its box by {float(points):.1f} pt (LaTeX source lines {first}-{last})")
+    return problems
+
+
+# code and inline code, which may show backslashes and braces on purpose
+_VERBATIM_RE = re.compile(r"\\begin\{(sphinxVerbatim|Verbatim|sphinxalltt|alltt)\}.*?\\end\{\1\}", re.S)
+_INLINE_CODE_RE = re.compile(r"\\sphinxupquote\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}")
+_RAW_SOURCE_RES = [
+    (re.compile(r"\\textbackslash\{\}[A-Za-z]{2,}"), "raw LaTeX"),
+    (re.compile(r"\\\{(?:numref|ref|doc|eq|math|cite[:a-z]*|term|prf:[a-z]+|solution|exercise|figure|code-cell|"
+                r"admonition|note|warning|glue[:a-z]*|only|interactive-figure)\\\}"), "MyST role or directive"),
+    (re.compile(r"\\textasciigrave\{\}\\textasciigrave\{\}\\textasciigrave\{\}"), "MyST code fence"),
+    (re.compile(r"(?<![\\\w]):::(?!\w)"), "MyST colon fence"),
+    (re.compile(r"\\\$\\\$"), "unconverted display math"),
+]
+
+
+def raw_source(tex: str) -> list[str]:
+    """Raw LaTeX or MyST that reached the printed text (outside code): what the reader sees is the source."""
+    body = tex.split(r"\begin{document}", 1)[-1]
+    body = _INLINE_CODE_RE.sub("", _VERBATIM_RE.sub("", body))
+    problems = []
+    for pattern, kind in _RAW_SOURCE_RES:
+        for match in pattern.finditer(body):
+            context = body[max(0, match.start() - 40):match.end() + 40].replace("\n", " ")
+            problems.append(f"{kind} in the text: ...{context}...")
+    return problems
+
+
+def inline_code_names(tex: str) -> set[str]:
+    """The words (letters, digits, underscores and dots) of every inline code span of a LaTeX source."""
+    names = set()
+    for span in _INLINE_CODE_RE.findall(tex):
+        text = span.replace(r"\_", "_").replace(r"\sphinxhyphen{}", "-")
+        text = re.sub(r"\\[A-Za-z]+\{\}|\\[A-Za-z]+", " ", text)
+        names.update(re.findall(r"[A-Za-z_][\w.]*\w", text))
+    return names
+
+
+def _looks_like_code(word: str) -> bool:
+    return bool(re.search(r"[_.]|[a-z][A-Z]", word))
+
+
+def hyphenated_names(text: str, names: set[str]) -> list[str]:
+    """Code names of ``names`` hyphenated at a line's end in the PDF's ``text`` ("ran-" then "dom_state"): the word
+    before the hyphen and the one starting the next line make a name (not a name with that hyphen in it)."""
+    problems = []
+    lines = text.splitlines()
+    for line, following in zip(lines, lines[1:]):
+        end = re.search(r"([A-Za-z_][\w.]*)-$", line.rstrip())
+        start = re.match(r"\s*([\w.]+)", following)
+        if not end or not start:
+            continue
+        joined = end.group(1) + start.group(1)
+        if len(joined) < 5 or not _looks_like_code(joined) or end.group(1) + "-" + start.group(1) in names:
+            continue
+        if any(joined in name for name in names):
+            problems.append(f"code name hyphenated: {end.group(1)}- / {start.group(1)}")
+    return problems
+
+
 def _plain(latex: str) -> str:
     """Letters and digits of a LaTeX contents entry or a title, lower-cased (what survives typesetting)."""
     latex = re.sub(r"\\(?:numberline|hspace)\s*\{[^}]*\}", "", latex)
@@ -222,13 +323,13 @@ def main(argv=None) -> int:
     parser.add_argument("--min-pages", type=int, default=50, help="fail below this many pages (default 50)")
     parser.add_argument("--student", action="store_true",
                         help="a student edition (solutions withheld) even if the PDF's text does not show it")
-    parser.add_argument("--api", action="store_true",
-                        help="the PDF was built with TABULAR_TREES_PDF_API=1 and must contain the API reference")
+    parser.add_argument("--edition", choices=("student", "instructors"), default="student",
+                        help="the edition the PDF is (built with TABULAR_TREES_EDITION; default: student)")
     args = parser.parse_args(argv)
     if not args.pdf.is_file():
         print(f"no PDF at {args.pdf}; build it with: jupyter-book build . --builder pdflatex")
         return 1
-    exclude = () if args.api else (API_PAGE,)
+    exclude = INSTRUCTOR_PAGES if args.edition == "student" else ()
     info = subprocess.run(["pdfinfo", str(args.pdf)], capture_output=True, text=True, check=True).stdout
     pages = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
     raw = subprocess.run(["pdftotext", "-layout", str(args.pdf), "-"], capture_output=True, text=True,
@@ -250,10 +351,11 @@ def main(argv=None) -> int:
     print(f"contents: {len(toc_parts())} parts and {n_chapters} chapters expected at chapter level, "
           f"{len(structure)} problem(s)")
     problems += structure
-    if not args.api:
-        api_title = _plain(chapter_titles()[_toc_files().index(API_PAGE)])
-        if any(level == "chapter" and text_.endswith(api_title) for level, text_ in entries):
-            problems.append("the API reference is in the handout (build without TABULAR_TREES_PDF_API, or pass --api)")
+    if args.edition == "student":
+        titles_left_out = {_plain(t) for t in chapter_titles() if t not in chapter_titles(exclude=exclude)}
+        for level, text_ in entries:
+            if level == "chapter" and any(text_.endswith(t) for t in titles_left_out):
+                problems.append(f"an instructors' page is in the student edition: {text_}")
     log_file = args.pdf.with_suffix(".log")
     if log_file.is_file():
         problems += missing_characters(log_file.read_text(encoding="utf-8", errors="replace"))
@@ -262,12 +364,21 @@ def main(argv=None) -> int:
     problems += [f"placeholder instead of a picture or table: {p}" for p in placeholders(raw)]
     problems += [f"truncated table cell: {line[:100]}" for line in truncated_cells(raw)]
     problems += empty_chapters(raw.split("\f"))
-    student = args.student or is_student_edition(raw)
-    print(f"edition: {'student (solutions withheld)' if student else 'instructor (with solutions)'}")
+    student = args.student or args.edition == "student" or is_student_edition(raw)
+    print(f"edition: {'student (solutions withheld)' if student else 'instructors (with solutions)'}")
     problems += answer_problems(raw, student)
+    if student and not is_student_edition(raw):
+        problems.append("a solution is printed in the student edition")
     tex_file = args.pdf.with_suffix(".tex")
     if tex_file.is_file():
-        problems += tex_numbering_problems(tex_file.read_text(encoding="utf-8", errors="replace"))
+        tex = tex_file.read_text(encoding="utf-8", errors="replace")
+        problems += tex_numbering_problems(tex)
+        problems += raw_source(tex)
+        problems += hyphenated_names(raw, inline_code_names(tex))
+        if log_file.is_file():
+            overfull = overfull_tables(log_file.read_text(encoding="utf-8", errors="replace"), tex)
+            print(f"overfull boxes in tables: {len(overfull)}")
+            problems += overfull
     else:
         problems.append(f"no LaTeX source {tex_file} next to the PDF: cannot check the numbering")
     for problem in problems:

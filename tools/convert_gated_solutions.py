@@ -33,8 +33,8 @@ import clean_notebooks  # noqa: E402
 
 START = re.compile(r"^(`{3,})\{solution-start\}\s*(\S+)\s*\n(:class: dropdown\s*\n)?\1\s*$", re.M)
 END = re.compile(r"^(`{3,})\{solution-end\}\s*\n\1\s*$", re.M)
-NOTE = {1: "The code of this solution is the collapsed cell that follows this box (it is withheld together with the box).",
-        2: "The code of this solution is in the collapsed cells that follow this box (they are withheld together with the box)."}
+NOTE = {1: "The code of this solution follows (it is withheld together with this box).",
+        2: "The code of this solution is in the cells that follow (they are withheld together with this box)."}
 
 
 def _src(cell):

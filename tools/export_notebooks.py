@@ -305,6 +305,8 @@ class ChapterExporter:
             return f"{anchor}> **{number}{title}.**\n>\n{quoted}"
         if name == "prf:proof":
             return f"*Proof.* {body} ∎"
+        if name == "only":  # a notebook shows what the web book shows, not the printed wording
+            return body if item["arg"].strip() == "html" else ""
         if name == "interactive-figure":  # the book's caption of the interactive figure just above
             return f"*{body.strip()}*"
         if name in ("note", "tip", "important", "warning", "admonition"):

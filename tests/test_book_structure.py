@@ -644,3 +644,15 @@ def test_a_link_to_a_page_the_edition_leaves_out_names_its_title():
     assert book_ext.left_out_title(sources, "bayes-notes-cost", "ref") == "The cost of NUTS"
     assert book_ext.left_out_title(sources, "book/01_bias_variance_trees", "doc") is None
     assert book_ext.left_out_title(sources, "fig-ch1-three-trees", "ref") is None
+
+
+def test_an_output_table_wraps_only_its_long_columns():
+    settings = "(alpha, beta) by split: (0.95, 1.0), (0.5, 2.0)"
+    table = _docutils_table([["model", "settings", "rmse"], ["forest", settings, "0.1"]])
+    assert book_ext.fit_colspec(table) == "{|l|p{15.6em}|l|}\n"
+    assert book_ext.fit_colspec(_docutils_table([["a", "b"], ["1", "2"]]), "") == "{ll}\n"
+    three = _docutils_table([["a", "b", "c"], [settings] * 3])
+    assert book_ext.fit_colspec(three, "") == "{p{10.4em}p{10.4em}p{10.4em}}\n"
+    # a column is never narrower than its longest word, which cannot break
+    names = _docutils_table([["run", "n"], ["rjhmc_long_random_walk_splits and more words here", "1"]])
+    assert book_ext.fit_colspec(names, "") == "{p{16.0em}l}\n"

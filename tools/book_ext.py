@@ -463,7 +463,8 @@ def left_out_title(sources: dict[str, str], target: str, reftype: str) -> str | 
 
 def _left_out_reference(app, env, node, contnode):
     """In a PDF edition without some pages, a link to one of them prints its title (or its own text) in italics,
-    followed by "(instructors' edition)", instead of a bare label or file name."""
+    followed by "[instructors' edition]" (brackets, as the link often stands in parentheses), instead of a bare
+    label or file name."""
     if app.builder.format != "latex" or node.get("reftype") not in {"doc", "ref"}:
         return None
     left_out = pages_left_out(pdf_edition())
@@ -479,7 +480,7 @@ def _left_out_reference(app, env, node, contnode):
     if title is None:
         return None
     shown = contnode.astext() if node.get("refexplicit") else title
-    return nodes.inline("", "", nodes.emphasis(shown, shown), nodes.Text(" (instructors' edition)"))
+    return nodes.inline("", "", nodes.emphasis(shown, shown), nodes.Text(" [instructors’ edition]"))
 
 
 class _DropLeftOutPagesFromPdfContents(SphinxPostTransform):
@@ -580,6 +581,49 @@ class _PrintLayout(SphinxPostTransform):
                     caption.replace_self(printed.deepcopy())
 
 
+WRAP_MIN_CHARACTERS = 28  # a column with a longer cell wraps its text in a column of fixed width
+
+
+def fit_colspec(table, colsep: str = "|") -> str:
+    """The column specification of an output table typeset at its natural width: ``l`` columns, except that a
+    column with a cell longer than ``WRAP_MIN_CHARACTERS`` characters (a list of settings, a long header) wraps in a
+    ``p`` column, so that one long cell does not shrink the whole table until it cannot be read."""
+    grid = _table_grid(table)
+    if not grid:
+        columns = max((len(row) for row in table.findall(nodes.row)), default=1)
+        return "{" + colsep + (("l" + colsep) * columns) + "}\n"
+    longest = [max(len(row[c].astext()) for row in grid) for c in range(len(grid[0]))]
+    longest_word = [max((len(w) for row in grid for w in row[c].astext().split()), default=0)
+                    for c in range(len(grid[0]))]
+    wrapped = [c for c, n in enumerate(longest) if n > WRAP_MIN_CHARACTERS]
+    share = min(0.3, 0.6 / len(wrapped)) if wrapped else 0
+    # the text width holds about 52 em of the table's type; a column is never narrower than its longest word
+    # (about 0.55 em a character), which cannot break
+    specs = [f"p{{{max(share * 52, 0.55 * longest_word[c]):.1f}em}}" if c in wrapped else "l"
+             for c in range(len(longest))]
+    return "{" + colsep + colsep.join(specs) + colsep + "}\n"
+
+
+def _visit_solution_latex(self, node) -> None:
+    """A solution in the PDF (instructors' edition) is a titled block between rules, not a framed box: a framed
+    box cannot split the code and tables it holds across pages, so a long one ran over the page's foot."""
+    target = self.builder.env.sphinx_exercise_registry[node["label"]]
+    self.body.append("\\phantomsection \\label{" + f"{target.get('docname')}:{node['label']}" + "}\n")
+    self.body.append("\n\\begin{TTsolution}")
+
+
+def _depart_solution_latex(self, node) -> None:
+    self.body.append("\\end{TTsolution}\n")
+
+
+def _breakable_solutions(app) -> None:
+    if app.builder.format != "latex":
+        return
+    from sphinx_exercise.nodes import solution_node
+
+    app.registry.add_translation_handlers(solution_node, latex=(_visit_solution_latex, _depart_solution_latex))
+
+
 def _latex_translator():
     from sphinx.writers.latex import LaTeXTranslator
 
@@ -592,6 +636,7 @@ def _latex_translator():
             if FIT_CLASS not in node.get("classes", []):
                 return super().depart_table(node)
             self.table.has_verbatim = True  # Sphinx's choice for natural width: tabular with l columns
+            self.table.colspec = fit_colspec(node, self.table.colsep or "")
             start = len(self.body)
             super().depart_table(node)
             fragment = "".join(self.body[start:])
@@ -627,6 +672,7 @@ def setup(app):
     app.add_post_transform(_PrintLayout)
     app.connect("missing-reference", _left_out_reference)
     app.set_translator("latex", _latex_translator(), override=True)
+    app.connect("builder-inited", _breakable_solutions)
     app.connect("builder-inited", _number_within_chapters, priority=900)
     app.connect("build-finished", _copy_plotly_and_check_figures)
     app.connect("doctree-resolved", _strip_inline_plotly_from_outputs)

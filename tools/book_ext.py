@@ -406,8 +406,9 @@ def _edition_config(app, config) -> None:
     elements = dict(config.latex_elements or {})
     elements["releasename"] = EDITION_NAMES[edition] + (", version" if version else "")
     elements["extraclassoptions"] = "openany,oneside"
-    if edition == "student":
-        elements["printindex"] = ""
+    # the instructors' index names classes and modules in full: smaller type, ragged right, so that the longest
+    # ("tabular_trees.dte.PseudoLinearDiscriminantAnalysis") fits its column
+    elements["printindex"] = "" if edition == "student" else "\\footnotesize\\raggedright\\printindex"
     config.latex_elements = elements
 
 

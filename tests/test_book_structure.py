@@ -656,3 +656,12 @@ def test_an_output_table_wraps_only_its_long_columns():
     # a column is never narrower than its longest word, which cannot break
     names = _docutils_table([["run", "n"], ["rjhmc_long_random_walk_splits and more words here", "1"]])
     assert book_ext.fit_colspec(names, "") == "{p{16.0em}l}\n"
+
+
+def test_headings_without_a_level_get_one():
+    sidebar = ('<p class="caption" role="heading"><span class="caption-text">Foundations</span></p>'
+               '<div role="heading" aria-level="3">kept</div><p role="heading" class="caption">x</p>')
+    fixed = book_ext.heading_levels(sidebar)
+    assert fixed.count('aria-level="2"') == 2 and 'aria-level="3"' in fixed
+    assert '<p class="caption" role="heading" aria-level="2">' in fixed
+    assert book_ext.heading_levels(fixed) == fixed

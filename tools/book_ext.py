@@ -320,6 +320,28 @@ def fix_page_html(body: str) -> str:
     return _EMPTY_TH_RE.sub(lambda m: f'<th{m.group(1) or ""}><span class="visually-hidden">row label</span></th>', body)
 
 
+_HEADING_WITHOUT_LEVEL_RE = re.compile(r'<(\w+)((?:\s+[\w-]+="[^"]*")*?\s+role="heading")(?![^>]*aria-level)([^>]*)>')
+
+
+def heading_levels(html: str) -> str:
+    """``html`` with ``aria-level="2"`` on every element of role heading that has no level: Sphinx writes the
+    captions of a table of contents (the sidebar's part names, the introduction's lists) as
+    ``<p class="caption" role="heading">``, and ARIA 1.2 requires a level (axe: aria-required-attr, critical)."""
+    return _HEADING_WITHOUT_LEVEL_RE.sub(lambda m: f'<{m.group(1)}{m.group(2)} aria-level="2"{m.group(3)}>', html)
+
+
+def _add_heading_levels(app, exception) -> None:
+    """The sidebar is written by the theme's templates, outside the page body ``_fix_page`` sees: fix the written
+    pages."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        fixed = heading_levels(text)
+        if fixed != text:
+            page.write_text(fixed, encoding="utf-8")
+
+
 def _fix_page(app, pagename, templatename, context, doctree) -> None:
     if isinstance(context.get("body"), str):
         context["body"] = fix_page_html(context["body"])
@@ -676,6 +698,7 @@ def setup(app):
     app.connect("builder-inited", _breakable_solutions)
     app.connect("builder-inited", _number_within_chapters, priority=900)
     app.connect("build-finished", _copy_plotly_and_check_figures)
+    app.connect("build-finished", _add_heading_levels)
     app.connect("doctree-resolved", _strip_inline_plotly_from_outputs)
     app.connect("html-page-context", _fix_page, priority=999)  # after every handler that adds a script
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -43,6 +43,7 @@ Listed in ``_config.yml`` under ``sphinx.local_extensions`` (it lives in ``tools
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -63,7 +64,7 @@ logger = logging.getLogger(__name__)
 SOLUTION_TAG_CLASS = "tag_solution"
 PLOTLY_JS = "plotly.min.js"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from editions import API_PAGE, EDITION_NAMES, EDITION_TARGETS, INSTRUCTOR_PAGES, pages_left_out  # noqa: E402
+from editions import EDITION_NAMES, EDITION_TARGETS, INSTRUCTOR_PAGES, pages_left_out  # noqa: E402
 from editions import pdf_edition as _edition_from_env  # noqa: E402
 # An image Sphinx copied for a page: ``src="../_images/…"`` (any depth of ``../``) or ``src="_images/…"``.
 _IMG_RE = re.compile(r"<img\b[^>]*\bsrc=\"(?:\.\./)*_images/[^\"]+\"", re.IGNORECASE)
@@ -457,11 +458,12 @@ def _reread_contents_when_pages_come_or_go(app, env, added, changed, removed):
     return []
 
 
-def _page_source(app, docname: str) -> str:
-    """The Markdown text of a page (a .md file, or the Markdown cells of a notebook)."""
+@functools.lru_cache(maxsize=None)
+def _page_source(srcdir: str, docname: str) -> str:
+    """The Markdown text of a page (a .md file, or the Markdown cells of a notebook); read once per build."""
     import json
 
-    root = Path(app.srcdir)
+    root = Path(srcdir)
     if (root / (docname + ".md")).is_file():
         return (root / (docname + ".md")).read_text(encoding="utf-8")
     if (root / (docname + ".ipynb")).is_file():
@@ -495,7 +497,7 @@ def _left_out_reference(app, env, node, contnode):
         return None
     from sphinx.util import docname_join
 
-    sources = {docname: _page_source(app, docname) for docname in left_out}
+    sources = {docname: _page_source(str(app.srcdir), docname) for docname in left_out}
     target = node["reftarget"]
     if node["reftype"] == "doc":
         target = docname_join(node.get("refdoc", ""), target)

@@ -660,8 +660,10 @@ def test_an_output_table_wraps_only_its_long_columns():
 
 def test_headings_without_a_level_get_one():
     sidebar = ('<p class="caption" role="heading"><span class="caption-text">Foundations</span></p>'
-               '<div role="heading" aria-level="3">kept</div><p role="heading" class="caption">x</p>')
+               '<div role="heading" aria-level="3">kept</div><p role="heading" class="caption">x</p>'
+               '<h5 aria-level="4" role="heading">kept too</h5>')
     fixed = book_ext.heading_levels(sidebar)
-    assert fixed.count('aria-level="2"') == 2 and 'aria-level="3"' in fixed
+    assert fixed.count('aria-level="2"') == 2 and fixed.count('aria-level') == 4
+    assert 'aria-level="3"' in fixed and '<h5 aria-level="4" role="heading">' in fixed
     assert '<p class="caption" role="heading" aria-level="2">' in fixed
     assert book_ext.heading_levels(fixed) == fixed

@@ -321,14 +321,18 @@ def fix_page_html(body: str) -> str:
     return _EMPTY_TH_RE.sub(lambda m: f'<th{m.group(1) or ""}><span class="visually-hidden">row label</span></th>', body)
 
 
-_HEADING_WITHOUT_LEVEL_RE = re.compile(r'<(\w+)((?:\s+[\w-]+="[^"]*")*?\s+role="heading")(?![^>]*aria-level)([^>]*)>')
+_ROLE_HEADING_TAG_RE = re.compile(r'<\w+\b[^>]*\srole="heading"[^>]*>')
 
 
 def heading_levels(html: str) -> str:
     """``html`` with ``aria-level="2"`` on every element of role heading that has no level: Sphinx writes the
     captions of a table of contents (the sidebar's part names, the introduction's lists) as
     ``<p class="caption" role="heading">``, and ARIA 1.2 requires a level (axe: aria-required-attr, critical)."""
-    return _HEADING_WITHOUT_LEVEL_RE.sub(lambda m: f'<{m.group(1)}{m.group(2)} aria-level="2"{m.group(3)}>', html)
+    def level(match):
+        tag = match.group(0)
+        return tag if "aria-level=" in tag else tag[:-1] + ' aria-level="2">'
+
+    return _ROLE_HEADING_TAG_RE.sub(level, html)
 
 
 def _add_heading_levels(app, exception) -> None:
@@ -689,6 +693,7 @@ def setup(app):
     app.connect("doctree-read", _fill_interactive_figures)
     app.connect("doctree-read", _unique_ids, priority=900)
     app.connect("builder-inited", _builder_inited)
+    app.connect("builder-inited", lambda app: _page_source.cache_clear())  # a page read in one build, not in the next
     app.connect("config-inited", _paper_size)
     app.connect("config-inited", _edition_config, priority=950)
     app.connect("builder-inited", _leave_pages_out_of_the_pdf)

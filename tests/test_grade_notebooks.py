@@ -72,12 +72,12 @@ def test_a_hanging_notebook_is_stopped_and_keeps_its_verdicts(tmp_path):
     folder = tmp_path / "submissions"
     folder.mkdir()
     _write(folder, "correct", 'check("99.1", 4)', 'check("99.2", 6)')
-    _write(folder, "hanging", 'check("99.1", 4)', "import time\ntime.sleep(600)", 'check("99.2", 6)')
     # The limit is set from how long a notebook that reaches the same point takes on this machine now (kernel start,
     # imports), so the hanging notebook always gets to its sleep and never to its last cell, on a fast or a loaded
-    # machine alike.
+    # machine alike; it sleeps far past the limit, however long the limit is.
     reach = grade_notebooks.run_notebook(folder / "correct.ipynb", timeout=600)[2]
     limit = int(3 * reach) + 5
+    _write(folder, "hanging", 'check("99.1", 4)', f"import time\ntime.sleep({100 * limit})", 'check("99.2", 6)')
 
     rows = grade_notebooks.grade_folder(folder, tmp_path / "grades.csv", timeout=limit, echo=lambda line: None)
 
